@@ -1,0 +1,474 @@
+#include "elf/elf_object.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "elf/elf_constants.hpp"
+
+namespace condacuda::elf {
+
+namespace {
+constexpr std::uint64_t ehdr_size = 64;
+constexpr std::uint64_t phdr_size = 56;
+constexpr std::uint64_t dyn_size = 16;
+constexpr std::uint64_t sym_size = 24;
+constexpr std::uint64_t rela_size = 24;
+constexpr std::uint64_t rel_size = 16;
+constexpr std::uint64_t max_chain_steps = 1u << 24; // hostile version chains end here
+
+Error corrupt(std::string what) { return make_error(ErrorCode::corrupt, std::move(what)); }
+} // namespace
+
+FileBytes bytes_from_vector(std::vector<std::byte> v) {
+  auto owner = std::make_shared<std::vector<std::byte>>(std::move(v));
+  return FileBytes{owner, std::span<const std::byte>(owner->data(), owner->size())};
+}
+
+FileBytes bytes_from_string(std::string_view s) {
+  std::vector<std::byte> v(s.size());
+  if (!s.empty()) std::memcpy(v.data(), s.data(), s.size());
+  return bytes_from_vector(std::move(v));
+}
+
+std::uint32_t sysv_hash(std::string_view name) {
+  std::uint32_t h = 0;
+  for (unsigned char c : name) {
+    h = (h << 4) + c;
+    std::uint32_t g = h & 0xf0000000u;
+    if (g) h ^= g >> 24;
+    h &= ~g;
+  }
+  return h;
+}
+
+std::uint32_t gnu_hash(std::string_view name) {
+  std::uint32_t h = 5381;
+  for (unsigned char c : name) h = h * 33 + c;
+  return h;
+}
+
+// ---------------------------------------------------------------- header check
+
+HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine) {
+  // The checks and their order follow open_verify in glibc's elf/dl-load.c.
+  ByteReader r(data);
+  auto fatal = [](const char* why) { return HeaderCheck{HeaderVerdict::fatal, why}; };
+  if (r.size() < ehdr_size) return fatal("file too short");
+  static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
+  if (std::memcmp(data.data(), magic, 4) != 0) return fatal("invalid ELF header");
+  if (*r.u8(4) != elfclass64) return HeaderCheck{HeaderVerdict::wrong_class, {}};
+  if (*r.u8(5) != elfdata2lsb) return fatal("ELF file data encoding not little-endian");
+  if (*r.u8(6) != ev_current) return fatal("ELF file version ident does not match current one");
+  std::uint8_t osabi = *r.u8(7);
+  if (osabi != elfosabi_sysv && osabi != elfosabi_gnu) return fatal("ELF file OS ABI invalid");
+  std::uint8_t abiversion = *r.u8(8);
+  // VALID_ELF_ABIVERSION: 0, or a GNU ABI version below LIBC_ABI_MAX (4 on x86-64).
+  if (!(abiversion == 0 || (osabi == elfosabi_gnu && abiversion < 4))) return fatal("ELF file ABI version invalid");
+  for (std::uint64_t i = 9; i < 16; ++i)
+    if (*r.u8(i) != 0) return fatal("nonzero padding in e_ident");
+  if (*r.u32(20) != ev_current) return fatal("ELF file version does not match current one");
+  if (*r.u16(18) != host_machine) return HeaderCheck{HeaderVerdict::wrong_machine, {}};
+  std::uint16_t type = *r.u16(16);
+  if (type != et_dyn && type != et_exec) return fatal("only ET_DYN and ET_EXEC can be loaded");
+  if (*r.u16(54) != phdr_size) return fatal("ELF file's phentsize not the expected size");
+  return {};
+}
+
+// ---------------------------------------------------------------- parsing
+
+Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool with_symbols) {
+  std::shared_ptr<ElfObject> obj(new ElfObject());
+  obj->bytes_ = std::move(bytes);
+  obj->reader_ = ByteReader(obj->bytes_.data);
+  if (auto s = obj->parse_headers(); !s) return s.error();
+  if (obj->has_dynamic_) {
+    if (auto s = obj->parse_dynamic_entries(); !s) return s.error();
+    if (with_symbols) {
+      if (auto s = obj->parse_symbols(); !s) return s.error();
+    }
+  }
+  return std::shared_ptr<const ElfObject>(std::move(obj));
+}
+
+Status ElfObject::parse_headers() {
+  const ByteReader& r = reader_;
+  if (r.size() < ehdr_size) return corrupt("file too short for an ELF header (" + std::to_string(r.size()) + " bytes)");
+  static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
+  if (std::memcmp(r.span().data(), magic, 4) != 0) return corrupt("not an ELF file (bad magic)");
+  class_ = *r.u8(4);
+  if (class_ != elfclass64)
+    return make_error(ErrorCode::unsupported, "32-bit ELF (ELFCLASS32) is not supported");
+  if (*r.u8(5) != elfdata2lsb) return make_error(ErrorCode::unsupported, "big-endian ELF is not supported");
+  type_ = *r.u16(16);
+  machine_ = *r.u16(18);
+  std::uint64_t phoff = *r.u64(32);
+  shoff_ = *r.u64(40);
+  std::uint16_t phentsize = *r.u16(54);
+  std::uint16_t phnum = *r.u16(56);
+  shentsize_ = *r.u16(58);
+  shnum_ = *r.u16(60);
+  if (phnum == 0) return ok_status(); // relocatable objects and the like: no dynamic info
+  if (phentsize != phdr_size) return corrupt("unexpected program header size " + std::to_string(phentsize));
+  if (!r.has(phoff, static_cast<std::uint64_t>(phnum) * phdr_size))
+    return corrupt("program headers extend past the end of the file");
+  for (std::uint16_t i = 0; i < phnum; ++i) {
+    std::uint64_t p = phoff + static_cast<std::uint64_t>(i) * phdr_size;
+    std::uint32_t ptype = *r.u32(p);
+    std::uint64_t offset = *r.u64(p + 8), vaddr = *r.u64(p + 16), filesz = *r.u64(p + 32);
+    if (ptype == pt_load) loads_.push_back({vaddr, offset, filesz});
+    if (ptype == pt_dynamic) {
+      if (!r.has(offset, filesz)) return corrupt("dynamic section extends past the end of the file");
+      has_dynamic_ = true;
+      dynamic_offset_ = offset;
+      dynamic_size_ = filesz;
+    }
+  }
+  return ok_status();
+}
+
+std::optional<std::uint64_t> ElfObject::vaddr_to_offset(std::uint64_t vaddr) const {
+  for (const auto& seg : loads_) {
+    if (vaddr >= seg.vaddr && vaddr - seg.vaddr < seg.filesz) {
+      std::uint64_t off = seg.offset + (vaddr - seg.vaddr);
+      if (off < seg.offset) return std::nullopt; // wrapped
+      return off;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
+  if (offset >= strtab_end_ - strtab_offset_) return std::nullopt;
+  return reader_.cstring(strtab_offset_ + offset, strtab_end_);
+}
+
+Status ElfObject::parse_dynamic_entries() {
+  const ByteReader& r = reader_;
+  std::uint64_t count = dynamic_size_ / dyn_size;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::int64_t tag = *r.i64(dynamic_offset_ + i * dyn_size);
+    std::uint64_t val = *r.u64(dynamic_offset_ + i * dyn_size + 8);
+    switch (tag) {
+    case dt_null: i = count; break;
+    case dt_needed: needed_offsets_.push_back(val); break;
+    case dt_filter: filter_offsets_.push_back(val); break;
+    case dt_auxiliary: aux_offsets_.push_back(val); break;
+    case dt_soname: soname_off_ = val; break;
+    case dt_rpath: rpath_off_ = val; break;
+    case dt_runpath: runpath_off_ = val; break;
+    case dt_strtab: strtab_ = val; break;
+    case dt_strsz: strsz_ = val; break;
+    case dt_symtab: symtab_ = val; break;
+    case dt_hash: hash_ = val; break;
+    case dt_gnu_hash: gnu_hash_ = val; break;
+    case dt_versym: versym_ = val; break;
+    case dt_verdef: verdef_ = val; break;
+    case dt_verdefnum: verdefnum_ = val; break;
+    case dt_verneed: verneed_ = val; break;
+    case dt_verneednum: verneednum_ = val; break;
+    case dt_rela: rela_ = val; break;
+    case dt_relasz: relasz_ = val; break;
+    case dt_rel: rel_ = val; break;
+    case dt_relsz: relsz_ = val; break;
+    case dt_jmprel: jmprel_ = val; break;
+    case dt_pltrelsz: pltrelsz_ = val; break;
+    case dt_pltrel: pltrel_ = val; break;
+    case dt_flags: dynamic_.flags = val; break;
+    case dt_flags_1: dynamic_.flags_1 = val; break;
+    case dt_symbolic: dynamic_.symbolic = true; break;
+    case dt_bind_now: dynamic_.bind_now = true; break;
+    case dt_relr: dynamic_.has_relr = true; break;
+    default: break;
+    }
+  }
+  if (dynamic_.flags & df_symbolic) dynamic_.symbolic = true;
+  if ((dynamic_.flags & df_bind_now) || (dynamic_.flags_1 & df_1_now)) dynamic_.bind_now = true;
+
+  bool needs_strings = !needed_offsets_.empty() || soname_off_ || rpath_off_ || runpath_off_ ||
+                       !filter_offsets_.empty() || !aux_offsets_.empty() || verdef_ || verneed_ || symtab_;
+  if (!needs_strings) return ok_status();
+  if (!strtab_) return corrupt("dynamic section has no DT_STRTAB");
+  auto off = vaddr_to_offset(*strtab_);
+  if (!off) return corrupt("DT_STRTAB points outside the file");
+  strtab_offset_ = *off;
+  std::uint64_t size = strsz_.value_or(0);
+  if (!reader_.has(strtab_offset_, size)) return corrupt("string table extends past the end of the file");
+  strtab_end_ = strtab_offset_ + size;
+
+  auto str = [&](std::uint64_t o, const char* what) -> Result<std::string_view> {
+    auto s = dynstr(o);
+    if (!s) return corrupt(std::string(what) + " string offset " + std::to_string(o) + " is outside the string table");
+    return *s;
+  };
+  for (auto o : needed_offsets_) {
+    auto s = str(o, "DT_NEEDED");
+    if (!s) return s.error();
+    dynamic_.needed.push_back(*s);
+  }
+  for (auto o : filter_offsets_) {
+    auto s = str(o, "DT_FILTER");
+    if (!s) return s.error();
+    dynamic_.filters.push_back(*s);
+  }
+  for (auto o : aux_offsets_) {
+    auto s = str(o, "DT_AUXILIARY");
+    if (!s) return s.error();
+    dynamic_.auxiliaries.push_back(*s);
+  }
+  if (soname_off_) {
+    auto s = str(*soname_off_, "DT_SONAME");
+    if (!s) return s.error();
+    dynamic_.soname = *s;
+  }
+  if (rpath_off_) {
+    auto s = str(*rpath_off_, "DT_RPATH");
+    if (!s) return s.error();
+    dynamic_.rpath = *s;
+  }
+  if (runpath_off_) {
+    auto s = str(*runpath_off_, "DT_RUNPATH");
+    if (!s) return s.error();
+    dynamic_.runpath = *s;
+  }
+  return ok_status();
+}
+
+std::optional<std::uint32_t> ElfObject::count_symbols() const {
+  // DT_HASH's nchain is exact; DT_GNU_HASH needs the highest chain end; the
+  // section header table is the last resort (absent in some stripped files).
+  if (sysv_hash_offset_) {
+    auto nchain = reader_.u32(*sysv_hash_offset_ + 4);
+    if (nchain) return *nchain;
+  }
+  if (gnu_hash_offset_) {
+    std::uint64_t gh = *gnu_hash_offset_;
+    auto nbuckets = reader_.u32(gh), symoffset = reader_.u32(gh + 4), bloom_size = reader_.u32(gh + 8);
+    if (nbuckets && symoffset && bloom_size) {
+      std::uint64_t buckets = gh + 16 + 8ull * *bloom_size;
+      std::uint64_t chain = buckets + 4ull * *nbuckets;
+      std::uint32_t max_index = 0;
+      bool any = false;
+      for (std::uint32_t b = 0; b < *nbuckets; ++b) {
+        auto v = reader_.u32(buckets + 4ull * b);
+        if (!v) return std::nullopt;
+        if (*v >= *symoffset) { max_index = std::max(max_index, *v); any = true; }
+      }
+      if (!any) return *symoffset;
+      for (std::uint64_t steps = 0; steps < max_chain_steps; ++steps) {
+        auto h = reader_.u32(chain + 4ull * (max_index - *symoffset));
+        if (!h) return std::nullopt;
+        if (*h & 1u) return max_index + 1;
+        ++max_index;
+      }
+      return std::nullopt;
+    }
+  }
+  if (shoff_ && shentsize_ == 64) {
+    for (std::uint16_t i = 0; i < shnum_; ++i) {
+      std::uint64_t sh = shoff_ + 64ull * i;
+      auto type = reader_.u32(sh + 4);
+      auto size = reader_.u64(sh + 32);
+      if (type && size && *type == sht_dynsym) return static_cast<std::uint32_t>(std::min<std::uint64_t>(*size / sym_size, 0xffffffffu));
+    }
+  }
+  return std::nullopt;
+}
+
+Status ElfObject::parse_symbols() {
+  symbols_loaded_ = true;
+  if (!symtab_) return ok_status();
+  auto off = vaddr_to_offset(*symtab_);
+  if (!off) return corrupt("DT_SYMTAB points outside the file");
+  symtab_offset_ = *off;
+  if (gnu_hash_) {
+    gnu_hash_offset_ = vaddr_to_offset(*gnu_hash_);
+    if (!gnu_hash_offset_) return corrupt("DT_GNU_HASH points outside the file");
+  }
+  if (hash_) {
+    sysv_hash_offset_ = vaddr_to_offset(*hash_);
+    if (!sysv_hash_offset_) return corrupt("DT_HASH points outside the file");
+  }
+  auto count = count_symbols();
+  if (!count) return corrupt("cannot determine the number of dynamic symbols (hash table damaged or missing)");
+  if (!reader_.has(symtab_offset_, static_cast<std::uint64_t>(*count) * sym_size))
+    return corrupt("dynamic symbol table extends past the end of the file");
+  symbol_count_ = *count;
+  if (versym_) {
+    auto v = vaddr_to_offset(*versym_);
+    if (!v || !reader_.has(*v, 2ull * symbol_count_)) return corrupt("DT_VERSYM table extends past the end of the file");
+    versym_offset_ = *v;
+  }
+  if (verdef_) {
+    auto v = vaddr_to_offset(*verdef_);
+    if (!v) return corrupt("DT_VERDEF points outside the file");
+    if (auto s = parse_verdefs(*v, verdefnum_.value_or(0)); !s) return s;
+  }
+  if (verneed_) {
+    auto v = vaddr_to_offset(*verneed_);
+    if (!v) return corrupt("DT_VERNEED points outside the file");
+    if (auto s = parse_verneeds(*v, verneednum_.value_or(0)); !s) return s;
+  }
+  for (std::uint32_t i = 1; i < symbol_count_; ++i) {
+    std::uint64_t p = symtab_offset_ + i * sym_size;
+    std::uint8_t info = *reader_.u8(p + 4);
+    std::uint16_t shndx = *reader_.u16(p + 6);
+    if (shndx == shn_undef && (info >> 4) != stb_local && *reader_.u32(p) != 0) undefined_.push_back(i);
+  }
+  return ok_status();
+}
+
+Status ElfObject::parse_verdefs(std::uint64_t offset, std::uint64_t count) {
+  std::uint64_t entry = offset;
+  for (std::uint64_t n = 0; n < count && n < max_chain_steps; ++n) {
+    if (!reader_.has(entry, 20)) return corrupt("version definition record outside the file");
+    VersionDefinition def;
+    std::uint16_t version = *reader_.u16(entry);
+    if (version != 1) return corrupt("unsupported version " + std::to_string(version) + " of Verdef record");
+    def.flags = *reader_.u16(entry + 2);
+    def.index = *reader_.u16(entry + 4);
+    def.hash = *reader_.u32(entry + 8);
+    std::uint32_t aux = *reader_.u32(entry + 12), next = *reader_.u32(entry + 16);
+    auto name_off = reader_.u32(entry + aux);
+    if (!name_off) return corrupt("version definition name outside the file");
+    auto name = dynstr(*name_off);
+    if (!name) return corrupt("version definition name outside the string table");
+    def.name = *name;
+    verdefs_.push_back(def);
+    if (next == 0) break;
+    entry += next;
+  }
+  return ok_status();
+}
+
+Status ElfObject::parse_verneeds(std::uint64_t offset, std::uint64_t count) {
+  std::uint64_t entry = offset;
+  std::uint64_t steps = 0;
+  for (std::uint64_t n = 0; n < count && n < max_chain_steps; ++n) {
+    if (!reader_.has(entry, 16)) return corrupt("version requirement record outside the file");
+    std::uint16_t version = *reader_.u16(entry);
+    if (version != 1) return corrupt("unsupported version " + std::to_string(version) + " of Verneed record");
+    std::uint16_t cnt = *reader_.u16(entry + 2);
+    std::uint32_t file = *reader_.u32(entry + 4), aux = *reader_.u32(entry + 8), next = *reader_.u32(entry + 12);
+    VersionNeed need;
+    auto fname = dynstr(file);
+    if (!fname) return corrupt("version requirement file name outside the string table");
+    need.file = *fname;
+    std::uint64_t a = entry + aux;
+    for (std::uint16_t k = 0; k < cnt; ++k) {
+      if (++steps > max_chain_steps) return corrupt("version requirement chain too long");
+      if (!reader_.has(a, 16)) return corrupt("version requirement entry outside the file");
+      VersionNeedEntry e;
+      e.hash = *reader_.u32(a);
+      e.flags = *reader_.u16(a + 4);
+      e.other = *reader_.u16(a + 6);
+      auto name = dynstr(*reader_.u32(a + 8));
+      if (!name) return corrupt("version requirement name outside the string table");
+      e.name = *name;
+      need.entries.push_back(e);
+      std::uint32_t anext = *reader_.u32(a + 12);
+      if (anext == 0) break;
+      a += anext;
+    }
+    verneeds_.push_back(std::move(need));
+    if (next == 0) break;
+    entry += next;
+  }
+  return ok_status();
+}
+
+std::optional<Symbol> ElfObject::symbol(std::uint32_t index) const {
+  if (index >= symbol_count_) return std::nullopt;
+  std::uint64_t p = symtab_offset_ + static_cast<std::uint64_t>(index) * sym_size;
+  auto name_off = reader_.u32(p);
+  auto info = reader_.u8(p + 4), other = reader_.u8(p + 5);
+  auto shndx = reader_.u16(p + 6);
+  auto value = reader_.u64(p + 8);
+  if (!name_off || !info || !other || !shndx || !value) return std::nullopt;
+  auto name = dynstr(*name_off);
+  if (!name) return std::nullopt;
+  Symbol s;
+  s.name = *name;
+  s.value = *value;
+  s.shndx = *shndx;
+  s.type = *info & 0xf;
+  s.bind = *info >> 4;
+  s.visibility = *other & 0x3;
+  if (versym_offset_) {
+    std::uint16_t v = *reader_.u16(*versym_offset_ + 2ull * index);
+    s.version = v & 0x7fff;
+    s.hidden_version = (v & versym_hidden) != 0;
+  }
+  return s;
+}
+
+void ElfObject::lookup_candidates(std::string_view name, const std::function<bool(std::uint32_t)>& visit) const {
+  if (gnu_hash_offset_) {
+    // Same walk as do_lookup_x with DT_GNU_HASH (elf/dl-lookup.c).
+    std::uint64_t gh = *gnu_hash_offset_;
+    auto nbuckets = reader_.u32(gh), symoffset = reader_.u32(gh + 4), bloom_size = reader_.u32(gh + 8);
+    auto shift = reader_.u32(gh + 12);
+    if (nbuckets && symoffset && bloom_size && shift && *nbuckets && *bloom_size) {
+      std::uint32_t h = gnu_hash(name);
+      auto word = reader_.u64(gh + 16 + 8ull * ((h / 64) & (*bloom_size - 1)));
+      if (!word) return;
+      std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> (*shift & 63)) % 64));
+      if ((*word & mask) != mask) return;
+      std::uint64_t buckets = gh + 16 + 8ull * *bloom_size;
+      std::uint64_t chain = buckets + 4ull * *nbuckets;
+      auto idx = reader_.u32(buckets + 4ull * (h % *nbuckets));
+      if (!idx || *idx == 0 || *idx < *symoffset) return;
+      for (std::uint32_t i = *idx; i < symbol_count_; ++i) {
+        auto hv = reader_.u32(chain + 4ull * (i - *symoffset));
+        if (!hv) return;
+        if (((*hv ^ h) >> 1) == 0 && !visit(i)) return;
+        if (*hv & 1u) return;
+      }
+      return;
+    }
+  }
+  if (sysv_hash_offset_) {
+    std::uint64_t sh = *sysv_hash_offset_;
+    auto nbucket = reader_.u32(sh), nchain = reader_.u32(sh + 4);
+    if (nbucket && nchain && *nbucket) {
+      std::uint32_t h = sysv_hash(name);
+      auto idx = reader_.u32(sh + 8 + 4ull * (h % *nbucket));
+      std::uint64_t chains = sh + 8 + 4ull * *nbucket;
+      for (std::uint32_t steps = 0; idx && *idx != 0 && *idx < *nchain && steps <= *nchain; ++steps) {
+        if (!visit(*idx)) return;
+        idx = reader_.u32(chains + 4ull * *idx);
+      }
+      return;
+    }
+  }
+  for (std::uint32_t i = 1; i < symbol_count_; ++i)
+    if (!visit(i)) return;
+}
+
+std::vector<ElfObject::RelocationRef> ElfObject::relocation_order() const {
+  std::vector<RelocationRef> out;
+  auto table = [&](std::optional<std::uint64_t> addr, std::optional<std::uint64_t> size, bool rela, bool plt,
+                   std::optional<std::pair<std::uint64_t, std::uint64_t>> skip) {
+    if (!addr || !size) return;
+    auto off = vaddr_to_offset(*addr);
+    if (!off || !reader_.has(*off, *size)) return;
+    std::uint64_t entsize = rela ? rela_size : rel_size;
+    for (std::uint64_t p = *off; p + entsize <= *off + *size; p += entsize) {
+      if (skip && p >= skip->first && p < skip->second) continue;
+      std::uint64_t info = *reader_.u64(p + 8);
+      auto sym = static_cast<std::uint32_t>(info >> 32);
+      if (sym != 0) out.push_back({sym, plt});
+    }
+  };
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> plt_range;
+  if (jmprel_ && pltrelsz_) {
+    if (auto o = vaddr_to_offset(*jmprel_)) plt_range = std::make_pair(*o, *o + *pltrelsz_);
+  }
+  // ld.so relocates DT_RELA (or DT_REL), then DT_JMPREL; some linkers count
+  // .rela.plt inside DT_RELASZ, so skip those entries in the first pass.
+  table(rela_, relasz_, true, false, plt_range);
+  table(rel_, relsz_, false, false, plt_range);
+  table(jmprel_, pltrelsz_, pltrel_.value_or(dt_rela) == dt_rela, true, std::nullopt);
+  return out;
+}
+
+} // namespace condacuda::elf

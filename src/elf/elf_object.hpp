@@ -1,0 +1,191 @@
+#pragma once
+// The facts of one ELF file that the loader model needs: header, dynamic
+// section (reached through program headers, so stripped files work), symbol
+// versioning tables, and a symbol table with hash-table lookup. Nothing else
+// is read: relocation tables only on request (to order error messages).
+//
+// An ElfObject keeps its bytes alive (usually an mmap owned by the system
+// layer) and hands out string_views into them.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "elf/byte_reader.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::elf {
+
+// Bytes plus whatever keeps them alive (an mmap, a vector).
+struct FileBytes {
+  std::shared_ptr<const void> owner;
+  std::span<const std::byte> data;
+};
+FileBytes bytes_from_vector(std::vector<std::byte> v);
+FileBytes bytes_from_string(std::string_view s);
+
+// The outcome of checking the header the way ld.so's open_verify does.
+enum class HeaderVerdict {
+  ok,
+  wrong_class,   // ELFCLASS32: skipped silently by the search
+  wrong_machine, // another e_machine: skipped silently by the search
+  fatal,         // any other problem: the load stops (see fatal_reason)
+};
+
+struct HeaderCheck {
+  HeaderVerdict verdict = HeaderVerdict::ok;
+  std::string fatal_reason; // glibc's words: "file too short", "invalid ELF header", ...
+};
+
+// Checks a file's first bytes as open_verify (elf/dl-load.c) does, for a host
+// of the given machine. Needs at most the first 64 bytes plus program headers.
+HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine);
+
+struct VersionDefinition {
+  std::uint16_t index = 0;
+  std::uint16_t flags = 0; // ver_flg_base marks the soname entry
+  std::uint32_t hash = 0;
+  std::string_view name;
+};
+
+struct VersionNeedEntry {
+  std::uint32_t hash = 0;
+  std::uint16_t flags = 0; // ver_flg_weak
+  std::uint16_t other = 0; // the version index symbols use
+  std::string_view name;
+};
+
+struct VersionNeed {
+  std::string_view file; // the soname the versions are required from
+  std::vector<VersionNeedEntry> entries;
+};
+
+struct Symbol {
+  std::string_view name;
+  std::uint64_t value = 0;
+  std::uint16_t shndx = 0;
+  std::uint8_t type = 0;
+  std::uint8_t bind = 0;
+  std::uint8_t visibility = 0;
+  std::uint16_t version = 1;  // versym & 0x7fff; 1 (global) when there is no versym table
+  bool hidden_version = false; // versym & 0x8000
+
+  bool defined() const { return shndx != 0; }
+};
+
+struct DynamicInfo {
+  std::optional<std::string_view> soname;
+  std::vector<std::string_view> needed;
+  std::optional<std::string_view> rpath;
+  std::optional<std::string_view> runpath;
+  std::vector<std::string_view> filters;     // DT_FILTER
+  std::vector<std::string_view> auxiliaries; // DT_AUXILIARY
+  std::uint64_t flags = 0;
+  std::uint64_t flags_1 = 0;
+  bool symbolic = false; // DT_SYMBOLIC or DF_SYMBOLIC
+  bool bind_now = false; // DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW
+  bool has_relr = false;
+};
+
+class ElfObject {
+public:
+  // Parses header, program headers and dynamic section; with symbols ==
+  // true also the symbol and version tables. Errors name the problem; the
+  // caller adds the path.
+  static Result<std::shared_ptr<const ElfObject>> parse(FileBytes bytes, bool with_symbols = true);
+
+  std::uint8_t elf_class() const { return class_; }
+  std::uint16_t machine() const { return machine_; }
+  std::uint16_t type() const { return type_; }
+  bool has_dynamic() const { return has_dynamic_; }
+  bool is_pie() const { return (dynamic_.flags_1 & 0x08000000u) != 0; }
+  const DynamicInfo& dynamic() const { return dynamic_; }
+
+  // Symbol and version tables (empty unless parsed with symbols).
+  bool has_symbols() const { return symbols_loaded_; }
+  std::uint32_t symbol_count() const { return symbol_count_; }
+  bool has_versym() const { return versym_offset_.has_value(); }
+  const std::vector<VersionDefinition>& version_definitions() const { return verdefs_; }
+  const std::vector<VersionNeed>& version_needs() const { return verneeds_; }
+
+  // Decodes symbol i (0 < i < symbol_count). nullopt when its bytes or name are out of range.
+  std::optional<Symbol> symbol(std::uint32_t index) const;
+
+  // Indices of the undefined, non-local dynamic symbols, in table order.
+  const std::vector<std::uint32_t>& undefined_symbols() const { return undefined_; }
+
+  // Calls f(index, symbol) for each defined symbol whose name equals `name`,
+  // in hash-chain order (GNU hash, else SysV hash, else a linear scan), as
+  // ld.so's do_lookup_x visits them. Stops when f returns false.
+  template <class F>
+  void for_each_named(std::string_view name, F&& f) const {
+    lookup_candidates(name, [&](std::uint32_t i) {
+      auto s = symbol(i);
+      if (!s || s->name != name) return true;
+      return f(i, *s);
+    });
+  }
+
+  // Symbol indices in the order ld.so relocates them (DT_RELA/DT_REL, then
+  // DT_JMPREL), with whether each is a PLT slot. Reads the relocation tables:
+  // call only when the order matters (to tell which failure ld.so reports first).
+  struct RelocationRef {
+    std::uint32_t symbol;
+    bool plt;
+  };
+  std::vector<RelocationRef> relocation_order() const;
+
+private:
+  ElfObject() = default;
+  Status parse_headers();
+  Status parse_dynamic_entries();
+  Status parse_symbols();
+  Status parse_verdefs(std::uint64_t offset, std::uint64_t count);
+  Status parse_verneeds(std::uint64_t offset, std::uint64_t count);
+  std::optional<std::uint64_t> vaddr_to_offset(std::uint64_t vaddr) const;
+  std::optional<std::string_view> dynstr(std::uint64_t offset) const;
+  std::optional<std::uint32_t> count_symbols() const;
+  void lookup_candidates(std::string_view name, const std::function<bool(std::uint32_t)>& visit) const;
+
+  struct Segment {
+    std::uint64_t vaddr, offset, filesz;
+  };
+
+  FileBytes bytes_;
+  ByteReader reader_;
+  std::uint8_t class_ = 0;
+  std::uint16_t machine_ = 0;
+  std::uint16_t type_ = 0;
+  bool has_dynamic_ = false;
+  std::vector<Segment> loads_;
+  std::uint64_t dynamic_offset_ = 0, dynamic_size_ = 0;
+  std::uint64_t shoff_ = 0;
+  std::uint16_t shnum_ = 0, shentsize_ = 0;
+
+  // Raw dynamic values (virtual addresses unless noted).
+  std::optional<std::uint64_t> strtab_, strsz_, symtab_, hash_, gnu_hash_, versym_, verdef_,
+      verdefnum_, verneed_, verneednum_, rela_, relasz_, rel_, relsz_, jmprel_, pltrelsz_, pltrel_;
+  std::vector<std::uint64_t> needed_offsets_, filter_offsets_, aux_offsets_;
+  std::optional<std::uint64_t> soname_off_, rpath_off_, runpath_off_;
+
+  DynamicInfo dynamic_;
+  std::uint64_t strtab_offset_ = 0, strtab_end_ = 0;
+  bool symbols_loaded_ = false;
+  std::uint64_t symtab_offset_ = 0;
+  std::uint32_t symbol_count_ = 0;
+  std::optional<std::uint64_t> versym_offset_;
+  std::optional<std::uint64_t> gnu_hash_offset_, sysv_hash_offset_;
+  std::vector<VersionDefinition> verdefs_;
+  std::vector<VersionNeed> verneeds_;
+  std::vector<std::uint32_t> undefined_;
+};
+
+// The ELF hash functions (SysV and GNU) the version tables and hash sections use.
+std::uint32_t sysv_hash(std::string_view name);
+std::uint32_t gnu_hash(std::string_view name);
+
+} // namespace condacuda::elf
