@@ -1,0 +1,33 @@
+#pragma once
+// What the loader model sees of the file system. The core never opens files
+// itself: the system layer implements this interface (sys/file_view.cpp) with
+// stat + mmap and caching; tests can implement it in memory.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "elf/elf_object.hpp"
+
+namespace condacuda::loader {
+
+// The outcome of open_verify on one path.
+struct FileProbe {
+  int open_errno = 0;     // non-zero: open() failed with this errno (ENOENT, EACCES, ...)
+  bool is_directory = false; // open() succeeds on a directory, the header read fails (EISDIR)
+  std::uint64_t dev = 0, ino = 0; // the file's identity: ld.so never maps one file twice
+  elf::HeaderCheck header;        // valid when opened and not a directory
+  std::shared_ptr<const elf::ElfObject> elf; // when the header is acceptable and parsing worked
+  std::string parse_error;        // header acceptable but condacuda could not parse the tables
+
+  bool opened() const { return open_errno == 0; }
+};
+
+class FileSystemView {
+public:
+  virtual ~FileSystemView() = default;
+  // The probe of an absolute path, cached by the implementation. The model
+  // makes relative paths absolute against its configured cwd first.
+  virtual const FileProbe& probe(const std::string& absolute_path) = 0;
+};
+
+} // namespace condacuda::loader

@@ -1,0 +1,286 @@
+// Finding and mapping one object: _dl_map_object and open_path of
+// glibc's elf/dl-load.c (loader.md §2).
+#include <cerrno>
+#include <cstring>
+
+#include "elf/elf_constants.hpp"
+#include "loader/simulator.hpp"
+
+namespace condacuda::loader {
+
+namespace {
+bool has_slash(const std::string& s) { return s.find('/') != std::string::npos; }
+
+// The directory part of a path as _dl_new_object computes l_origin: no
+// normalisation, a relative name gets the cwd prepended, "/x" keeps its '/'.
+std::string origin_of(const std::string& realname, const std::string& cwd) {
+  std::string full = realname;
+  if (realname.empty() || realname[0] != '/') full = (cwd.empty() || cwd.back() != '/' ? cwd + "/" : cwd) + realname;
+  auto slash = full.rfind('/');
+  if (slash == 0) return "/";
+  return full.substr(0, slash);
+}
+} // namespace
+
+std::string Simulator::absolute(const std::string& path) const {
+  if (!path.empty() && path[0] == '/') return path;
+  std::string base = config_.cwd.empty() ? "/" : config_.cwd;
+  if (base.back() != '/') base += '/';
+  return base + path;
+}
+
+DstValues Simulator::dst_values(const Process& p, int index) const {
+  DstValues v;
+  v.platform = config_.platform;
+  v.lib = config_.lib_token;
+  v.secure = config_.secure;
+  if (index >= 0) v.origin = p.objects[static_cast<std::size_t>(index)].origin;
+  return v;
+}
+
+const std::vector<SearchDir>& Simulator::object_paths(const Process& p, int index, bool runpath) {
+  const LoadedObject& obj = p.objects[static_cast<std::size_t>(index)];
+  static const std::vector<SearchDir> none;
+  if (!obj.elf) return none;
+  const auto& value = runpath ? obj.elf->dynamic().runpath : obj.elf->dynamic().rpath;
+  if (!value) return none;
+  // Cached per (origin, value): the same list for every process copy.
+  std::string key = (runpath ? "R" : "P") + obj.origin.value_or("\x01") + '\0' + std::string(*value);
+  auto it = path_cache_.find(key);
+  if (it != path_cache_.end()) return it->second;
+  auto kind = runpath ? PathListKind::runpath : PathListKind::rpath;
+  return path_cache_.emplace(key, decompose_path_list(*value, kind, dst_values(p, index))).first->second;
+}
+
+int Simulator::find_loaded(Process& p, const std::string& name) const {
+  // _dl_map_object: the request matches an object's l_name, any name it was
+  // requested by (l_libname), or its DT_SONAME; placeholders never match.
+  for (std::size_t i = 0; i < p.objects.size(); ++i) {
+    LoadedObject& obj = p.objects[i];
+    if (obj.faked) continue;
+    bool match = obj.name == name && !obj.is_main;
+    for (const auto& alias : obj.aliases) match = match || alias == name;
+    if (!match && obj.soname && *obj.soname == name) {
+      obj.aliases.push_back(name); // add_name_to_object
+      match = true;
+    }
+    if (match) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Candidate::Outcome Simulator::try_candidate(const std::string& path, FoundVia step, std::vector<Candidate>& tried,
+                                            bool& other_class, int& last_errno, std::optional<LoadError>& fatal) {
+  const FileProbe& probe = files_.probe(absolute(path));
+  Candidate c{path, step, Candidate::Outcome::accepted};
+  if (!probe.opened()) {
+    last_errno = probe.open_errno;
+    c.outcome = probe.open_errno == EACCES ? Candidate::Outcome::no_access
+                : (probe.open_errno == ENOENT || probe.open_errno == ENOTDIR) ? Candidate::Outcome::missing
+                                                                                : Candidate::Outcome::open_error;
+  } else if (probe.is_directory) {
+    // open() succeeds on a directory; open_verify's read then fails (E7).
+    c.outcome = Candidate::Outcome::fatal;
+    fatal = load_error(ErrorKind::bad_file, path, std::string("cannot read file data: ") + std::strerror(EISDIR), -1);
+  } else {
+    switch (probe.header.verdict) {
+    case elf::HeaderVerdict::ok: break;
+    case elf::HeaderVerdict::wrong_class:
+      other_class = true;
+      last_errno = ENOENT;
+      c.outcome = Candidate::Outcome::wrong_class;
+      break;
+    case elf::HeaderVerdict::wrong_machine:
+      last_errno = ENOENT;
+      c.outcome = Candidate::Outcome::wrong_machine;
+      break;
+    case elf::HeaderVerdict::fatal:
+      c.outcome = Candidate::Outcome::fatal;
+      fatal = load_error(ErrorKind::bad_file, path, probe.header.fatal_reason, -1);
+      break;
+    }
+  }
+  tried.push_back(c);
+  return c.outcome;
+}
+
+Simulator::ListResult Simulator::search_list(const std::vector<SearchDir>& dirs, FoundVia step,
+                                             const std::string& name, SearchHit& hit,
+                                             std::vector<Candidate>& tried, bool& other_class, int& last_errno,
+                                             std::optional<LoadError>& fatal) {
+  // open_path: one directory at a time, its hwcaps subdirectories first.
+  for (const auto& dir : dirs) {
+    for (const auto& sub : subdirs_) {
+      std::string path = dir.dir + sub + name;
+      auto outcome = try_candidate(path, step, tried, other_class, last_errno, fatal);
+      if (outcome == Candidate::Outcome::accepted) {
+        hit = SearchHit{path, dir.dir, dir.element, step};
+        return ListResult::found;
+      }
+      if (outcome == Candidate::Outcome::fatal) return ListResult::fatal;
+      // Errors other than ENOENT/EACCES/ENOTDIR end this list (open_path).
+      if (outcome == Candidate::Outcome::open_error) return ListResult::abandon;
+    }
+  }
+  return ListResult::not_found;
+}
+
+std::optional<LoadError> Simulator::search(Process& p, int requester, const std::string& name, SearchHit& hit,
+                                           std::vector<Candidate>& tried, bool& other_class, int& last_errno) {
+  std::optional<LoadError> fatal;
+  auto run = [&](const std::vector<SearchDir>& dirs, FoundVia step) {
+    auto r = search_list(dirs, step, name, hit, tried, other_class, last_errno, fatal);
+    return r == ListResult::found || r == ListResult::fatal;
+  };
+  const LoadedObject* req = requester >= 0 ? &p.objects[static_cast<std::size_t>(requester)] : nullptr;
+  bool req_has_runpath = req && req->elf && req->elf->dynamic().runpath.has_value();
+  // 1. DT_RPATH of the requester and its loaders, then of the executable —
+  //    only when the requester has no DT_RUNPATH.
+  if (!req_has_runpath) {
+    bool did_main = false;
+    for (int l = requester; l >= 0; l = p.objects[static_cast<std::size_t>(l)].loader) {
+      const auto& dirs = object_paths(p, l, false);
+      if (dirs.empty()) continue;
+      if (run(dirs, FoundVia::rpath)) return fatal;
+      did_main = did_main || l == p.main;
+    }
+    if (!did_main && p.main >= 0) {
+      const auto& dirs = object_paths(p, p.main, false);
+      if (!dirs.empty() && run(dirs, FoundVia::exe_rpath)) return fatal;
+    }
+  }
+  // 2. LD_LIBRARY_PATH (parsed at start-up; ignored in secure mode).
+  if (!config_.secure && run(p.ld_library_path, FoundVia::ld_library_path)) return fatal;
+  // 3. DT_RUNPATH of the requester only: never inherited.
+  if (req && run(object_paths(p, requester, true), FoundVia::runpath)) return fatal;
+  // 4. /etc/ld.so.cache; DF_1_NODEFLIB rejects results under system dirs.
+  int flag_owner = requester >= 0 ? requester : p.main;
+  const LoadedObject* owner = flag_owner >= 0 ? &p.objects[static_cast<std::size_t>(flag_owner)] : nullptr;
+  bool nodeflib = owner && owner->elf && (owner->elf->dynamic().flags_1 & elf::df_1_nodeflib);
+  if (config_.cache) {
+    if (auto cached = cache_lookup(*config_.cache, name, cache_config_)) {
+      bool rejected = false;
+      for (const auto& sys : system_dirs_)
+        rejected = rejected || (nodeflib && cached->compare(0, sys.dir.size(), sys.dir) == 0);
+      if (!rejected) {
+        auto outcome = try_candidate(*cached, FoundVia::ld_so_cache, tried, other_class, last_errno, fatal);
+        if (outcome == Candidate::Outcome::fatal) return fatal;
+        if (outcome == Candidate::Outcome::accepted) {
+          hit = SearchHit{*cached, "", "", FoundVia::ld_so_cache};
+          return std::nullopt;
+        }
+      }
+    }
+  }
+  // 5. The system directories, unless DF_1_NODEFLIB.
+  if (!nodeflib && run(system_dirs_, FoundVia::default_dirs)) return fatal;
+  return std::nullopt;
+}
+
+std::optional<LoadError> Simulator::check_new_object(const FileProbe& probe, const std::string& name,
+                                                     const std::string& realname, bool dlopen_mode) const {
+  // _dl_map_object_from_fd's refusals, named by the requested name.
+  const auto& elf = *probe.elf;
+  if (elf.type() == elf::et_exec)
+    return load_error(ErrorKind::bad_file, name, "cannot dynamically load executable", -1);
+  if (!elf.has_dynamic())
+    return load_error(ErrorKind::bad_file, name, "object file has no dynamic section", -1);
+  if (elf.is_pie())
+    return load_error(ErrorKind::bad_file, name, "cannot dynamically load position-independent executable", -1);
+  if (dlopen_mode && (elf.dynamic().flags_1 & 0x40)) // DF_1_NOOPEN
+    return load_error(ErrorKind::bad_file, name, "shared object cannot be dlopen()ed", -1);
+  (void)realname;
+  return std::nullopt;
+}
+
+int Simulator::add_object(Process& p, const FileProbe& probe, const std::string& realname, const std::string& name,
+                          int loader) {
+  LoadedObject obj;
+  obj.name = realname;
+  obj.aliases.push_back(name);
+  obj.elf = probe.elf;
+  if (probe.elf && probe.elf->dynamic().soname) obj.soname = std::string(*probe.elf->dynamic().soname);
+  obj.origin = origin_of(realname, config_.cwd);
+  obj.dev = probe.dev;
+  obj.ino = probe.ino;
+  obj.loader = loader;
+  p.objects.push_back(std::move(obj));
+  return static_cast<int>(p.objects.size() - 1);
+}
+
+Simulator::MapResult Simulator::map_object(Process& p, int requester, const std::string& name, bool trace,
+                                           bool dlopen_mode, bool callmap) {
+  MapResult r;
+  if (int found = find_loaded(p, name); found >= 0) {
+    r.object = found;
+    r.via = FoundVia::already_loaded;
+    return r;
+  }
+  SearchHit hit;
+  bool other_class = false;
+  int last_errno = 0; // what errno holds if no candidate is ever opened (e.g. DF_1_NODEFLIB)
+  if (has_slash(name)) {
+    // A name with '/' is opened as given (relative to the cwd); no search.
+    std::string realname = requester >= 0 ? expand_dst(name, dst_values(p, requester)) : name;
+    std::optional<LoadError> fatal;
+    if (!realname.empty()) {
+      auto outcome = try_candidate(realname, FoundVia::direct_path, r.tried, other_class, last_errno, fatal);
+      if (outcome == Candidate::Outcome::accepted) hit = SearchHit{realname, "", "", FoundVia::direct_path};
+    }
+    if (fatal) {
+      r.error = fatal;
+      return r;
+    }
+  } else if (auto fatal = search(p, requester, name, hit, r.tried, other_class, last_errno)) {
+    r.error = fatal;
+    return r;
+  }
+  if (hit.path.empty()) {
+    r.via = FoundVia::not_found;
+    if (other_class)
+      r.error = load_error(ErrorKind::wrong_class, name, "wrong ELF class: ELFCLASS32", requester);
+    else
+      r.error = load_error(ErrorKind::not_found, name,
+                           std::string("cannot open shared object file") +
+                               (last_errno ? std::string(": ") + std::strerror(last_errno) : std::string()),
+                           requester);
+    if (trace) {
+      // ldd: a placeholder object that is never matched by name again.
+      LoadedObject fake;
+      fake.name = name;
+      fake.faked = true;
+      fake.loader = requester;
+      p.objects.push_back(std::move(fake));
+      r.object = static_cast<int>(p.objects.size() - 1);
+    }
+    return r;
+  }
+  r.via = hit.via;
+  r.dir = hit.dir;
+  r.element = hit.element;
+  const FileProbe& probe = files_.probe(absolute(hit.path));
+  // The same file (st_dev, st_ino) is never mapped twice: the new name
+  // becomes an alias of the loaded object.
+  for (std::size_t i = 0; i < p.objects.size(); ++i) {
+    LoadedObject& obj = p.objects[i];
+    if (!obj.faked && obj.ino != 0 && obj.dev == probe.dev && obj.ino == probe.ino) {
+      obj.aliases.push_back(name);
+      r.object = static_cast<int>(i);
+      r.via = FoundVia::same_file;
+      return r;
+    }
+  }
+  if (!probe.elf) {
+    r.error = load_error(ErrorKind::bad_file, hit.path, "condacuda cannot read this file: " + probe.parse_error, requester);
+    return r;
+  }
+  if (auto refusal = check_new_object(probe, name, hit.path, dlopen_mode)) {
+    r.error = refusal;
+    return r;
+  }
+  // __RTLD_CALLMAP: the dlopen caller only lent its paths; the root has no loader.
+  r.object = add_object(p, probe, hit.path, name, callmap ? -1 : requester);
+  return r;
+}
+
+} // namespace condacuda::loader

@@ -1,0 +1,341 @@
+// Loading: _dl_map_object_deps (breadth-first mapping), _dl_check_map_versions,
+// _dl_sort_maps and _dl_relocate_object's symbol lookups, for program start-up
+// (elf/rtld.c) and dlopen (elf/dl-open.c). loader.md §1, §6, §7.
+#include "loader/simulator.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "elf/elf_constants.hpp"
+#include "loader/versions.hpp"
+
+namespace condacuda::loader {
+
+namespace {
+std::size_t at(int index) { return static_cast<std::size_t>(index); }
+
+void record(LoadReport& report, LoadError error) {
+  if (!report.first) report.first = error;
+  report.ok = false;
+  report.errors.push_back(std::move(error));
+}
+
+const char* const check_match_assertion =
+    "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion `version->filename == NULL || ! "
+    "_dl_name_match_p (version->filename, map)' failed!";
+} // namespace
+
+Simulator::Simulator(LoaderConfig config, FileSystemView& files) : config_(std::move(config)), files_(files) {
+  subdirs_ = hwcaps_subdirs(config_);
+  cache_config_ = cache_lookup_config(config_);
+  for (const auto& d : config_.system_dirs) system_dirs_.push_back(SearchDir{d, d});
+}
+
+std::vector<int> Simulator::map_dependencies(Process& p, int root, bool trace, bool dlopen_mode, LoadReport& report) {
+  // One breadth-first pass; every object's DT_NEEDED in .dynamic order. After
+  // the first error the real loader stops; the model goes on like `ldd`
+  // (placeholders for what is missing) so that every problem is reported.
+  std::vector<int> list{root};
+  std::vector<bool> in_list(p.objects.size(), false);
+  in_list[at(root)] = true;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    int l = list[i];
+    if (p.objects[at(l)].faked) continue;
+    std::vector<std::string> needed;
+    if (const auto& elf = p.objects[at(l)].elf)
+      for (auto n : elf->dynamic().needed) needed.emplace_back(n);
+    else
+      needed = p.objects[at(l)].synthetic_needs;
+    std::vector<int> deps;
+    for (const auto& written : needed) {
+      std::string name = written;
+      if (count_dst(written) != 0) {
+        if (config_.secure) {
+          record(report, load_error(ErrorKind::dst, written, "DST not allowed in SUID/SGID programs", l));
+          continue;
+        }
+        name = expand_dst(written, dst_values(p, l));
+        if (name.empty()) {
+          record(report, load_error(ErrorKind::dst, written, "empty dynamic string token substitution", l));
+          continue;
+        }
+      }
+      MapResult m = map_object(p, l, name, true, dlopen_mode);
+      (void)trace; // the model always continues; `trace` only decides what counts as fatal for callers
+      if (in_list.size() < p.objects.size()) in_list.resize(p.objects.size(), false);
+      Edge edge{l, written, m.error ? -1 : m.object, m.via, m.dir, m.element, std::move(m.tried)};
+      report.edges.push_back(std::move(edge));
+      if (m.error) {
+        m.error->object = l;
+        record(report, *m.error);
+      }
+      if (m.object < 0) continue;
+      if (!in_list[at(m.object)]) {
+        in_list[at(m.object)] = true;
+        list.push_back(m.object);
+      }
+      deps.push_back(m.object);
+    }
+    LoadedObject& obj = p.objects[at(l)];
+    if (obj.initfini.empty() && l != root && !obj.relocated) {
+      obj.initfini.push_back(l);
+      obj.initfini.insert(obj.initfini.end(), deps.begin(), deps.end());
+    }
+  }
+  return list;
+}
+
+void Simulator::check_versions(const Process& p, const std::vector<int>& objects, LoadReport& report) {
+  // _dl_check_map_versions / match_symbol: every required version must be
+  // defined by the object that vn_file names (weak requirements excepted).
+  for (int m : objects) {
+    const LoadedObject& obj = p.objects[at(m)];
+    if (obj.faked || !obj.elf || obj.relocated) continue;
+    for (const auto& need : obj.elf->version_needs()) {
+      std::string file(need.file);
+      const LoadedObject* needed = nullptr;
+      for (const auto& candidate : p.objects)
+        if (!candidate.faked && name_matches(candidate, file)) { needed = &candidate; break; }
+      if (!needed || !needed->elf) continue;
+      const auto& defs = needed->elf->version_definitions();
+      if (defs.empty()) continue; // "no version information available": a warning only
+      for (const auto& aux : need.entries) {
+        bool found = std::any_of(defs.begin(), defs.end(),
+                                 [&](const elf::VersionDefinition& d) { return d.hash == aux.hash && d.name == aux.name; });
+        if (found || (aux.flags & elf::ver_flg_weak)) continue;
+        LoadError e;
+        e.kind = ErrorKind::version_missing;
+        e.objname = needed->name;
+        std::string requirer = obj.is_main ? p.argv0 : obj.name;
+        e.text = "version `" + std::string(aux.name) + "' not found (required by " + requirer + ")";
+        e.object = static_cast<int>(needed - p.objects.data());
+        e.required_by = m;
+        e.name = std::string(aux.name);
+        e.version = e.name;
+        e.library = file;
+        record(report, std::move(e));
+      }
+    }
+  }
+}
+
+std::vector<int> Simulator::sort_maps(const Process& p, const std::vector<int>& maps, bool force_first) const {
+  // _dl_sort_maps_dfs (glibc 2.35+ default): depth-first over l_initfini from
+  // the last map backwards; the reverse postorder puts dependencies after
+  // their users. Placeholders are left out, as _dl_map_object_deps does.
+  std::vector<int> input;
+  for (int m : maps)
+    if (!p.objects[at(m)].faked) input.push_back(m);
+  std::vector<char> visited(p.objects.size(), 0);
+  std::vector<int> postorder;
+  std::function<void(int)> visit = [&](int m) {
+    if (visited[at(m)] || p.objects[at(m)].faked) return;
+    visited[at(m)] = 1;
+    // The executable is never entered through a dependency edge.
+    for (int dep : p.objects[at(m)].initfini)
+      if (!visited[at(dep)] && !p.objects[at(dep)].is_main) visit(dep);
+    postorder.push_back(m);
+  };
+  for (std::size_t i = input.size(); i-- > 0;) visit(input[i]);
+  std::vector<int> sorted(postorder.rbegin(), postorder.rend());
+  if (force_first && !sorted.empty() && sorted.front() != input.front()) {
+    auto it = std::find(sorted.begin(), sorted.end(), input.front());
+    if (it != sorted.end()) std::rotate(sorted.begin(), it, it + 1);
+  }
+  return sorted;
+}
+
+void Simulator::set_scope(Process& p, int object, int local_root) const {
+  // _dl_new_object: the global scope, then the search list of the top of the
+  // loader chain; DT_SYMBOLIC puts the object itself first
+  // (_dl_map_object_from_fd).
+  LoadedObject& obj = p.objects[at(object)];
+  obj.scope.clear();
+  if (obj.elf && obj.elf->dynamic().symbolic && !obj.is_main) obj.scope.push_back({object});
+  obj.scope.push_back(p.global_scope);
+  if (local_root >= 0 && local_root != p.main) obj.scope.push_back(p.objects[at(local_root)].searchlist);
+}
+
+void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
+  for (int l : order) {
+    const LoadedObject& obj = p.objects[at(l)];
+    if (obj.faked || !obj.elf || !obj.elf->has_symbols()) continue;
+    const auto& versions = versions_of(*obj.elf);
+    struct Failure {
+      std::uint32_t index;
+      elf::Symbol symbol;
+      const VersionRef* version;
+      bool assertion;
+    };
+    std::vector<Failure> failures;
+    for (std::uint32_t index : obj.elf->undefined_symbols()) {
+      auto sym = obj.elf->symbol(index);
+      if (!sym || sym->bind == elf::stb_weak) continue; // weak references never fail (E7)
+      if (sym->visibility == elf::stv_hidden || sym->visibility == elf::stv_internal) continue;
+      const VersionRef* version = nullptr;
+      if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
+        version = &versions[sym->version];
+      Lookup found = lookup(p, l, *sym, version);
+      if (found.object < 0 || found.assertion) failures.push_back({index, *sym, version, found.assertion});
+    }
+    if (failures.empty()) continue;
+    // Order the failures as ld.so meets them: relocation order. A symbol no
+    // relocation uses is never looked up; PLT-only ones wait for the first
+    // call under lazy binding.
+    auto relocs = obj.elf->relocation_order();
+    bool immediate = binding == Binding::now || config_.bind_now || obj.elf->dynamic().bind_now;
+    std::vector<std::pair<std::size_t, Failure>> ordered;
+    for (const auto& f : failures) {
+      std::size_t first_use = relocs.empty() ? f.index : relocs.size();
+      bool plt_only = true, used = relocs.empty();
+      for (std::size_t r = 0; r < relocs.size(); ++r) {
+        if (relocs[r].symbol != f.index) continue;
+        if (!used) first_use = r;
+        used = true;
+        plt_only = plt_only && relocs[r].plt;
+      }
+      if (!used) continue;
+      Failure copy = f;
+      copy.assertion = f.assertion;
+      ordered.emplace_back(first_use, copy);
+      if (!immediate && plt_only) ordered.back().second.symbol.bind = 0xff; // marks lazy-only below
+    }
+    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [pos, f] : ordered) {
+      LoadError e;
+      e.object = l;
+      e.name = std::string(f.symbol.name);
+      e.lazy_only = f.symbol.bind == 0xff;
+      if (f.assertion) {
+        e.kind = ErrorKind::assertion;
+        e.text = check_match_assertion;
+      } else {
+        e.kind = ErrorKind::undefined_symbol;
+        e.objname = obj.is_main ? p.argv0 : obj.name;
+        e.text = "undefined symbol: " + e.name;
+        if (f.version) {
+          e.text += ", version " + f.version->name;
+          e.version = f.version->name;
+          e.library = f.version->filename;
+        }
+      }
+      if (e.lazy_only) {
+        report.errors.push_back(std::move(e)); // reported, but the load succeeds
+      } else {
+        record(report, std::move(e));
+      }
+    }
+  }
+}
+
+LoadReport Simulator::start_program(Process& p, const std::string& program, const std::string& argv0, bool trace) {
+  LoadReport report;
+  p = Process{};
+  p.argv0 = argv0;
+  const FileProbe& probe = files_.probe(absolute(program));
+  if (!probe.elf) {
+    std::string why = probe.opened() ? "not a loadable program: " + probe.parse_error : std::string("cannot open program");
+    record(report, load_error(ErrorKind::bad_file, program, why, -1));
+    return report;
+  }
+  LoadedObject main;
+  main.is_main = true;
+  main.elf = probe.elf;
+  main.dev = probe.dev;
+  main.ino = probe.ino;
+  auto slash = program.rfind('/');
+  main.origin = slash == std::string::npos ? config_.cwd : (slash == 0 ? "/" : program.substr(0, slash));
+  p.objects.push_back(std::move(main));
+  p.main = 0;
+  return start_common(p, trace, report);
+}
+
+LoadReport Simulator::start_synthetic(Process& p, const std::vector<std::string>& needs) {
+  LoadReport report;
+  p = Process{};
+  p.argv0 = "condacuda-host";
+  LoadedObject main;
+  main.is_main = true;
+  main.synthetic_needs = needs;
+  main.origin = config_.cwd;
+  p.objects.push_back(std::move(main));
+  p.main = 0;
+  return start_common(p, false, report);
+}
+
+LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
+  // ld.so itself is loaded from the start, under its PT_INTERP path and soname.
+  const FileProbe& interp = files_.probe(config_.interp);
+  if (interp.elf) {
+    LoadedObject rtld;
+    rtld.name = config_.interp;
+    rtld.aliases = {config_.interp, config_.interp_soname};
+    rtld.soname = interp.elf->dynamic().soname ? std::string(*interp.elf->dynamic().soname) : config_.interp_soname;
+    rtld.elf = interp.elf;
+    rtld.dev = interp.dev;
+    rtld.ino = interp.ino;
+    rtld.is_interp = true;
+    rtld.relocated = true;
+    auto slash = config_.interp.rfind('/');
+    rtld.origin = config_.interp.substr(0, slash == 0 ? 1 : slash);
+    p.objects.push_back(std::move(rtld));
+  }
+  if (!config_.secure && config_.ld_library_path)
+    p.ld_library_path = decompose_path_list(*config_.ld_library_path, PathListKind::ld_library_path, dst_values(p, p.main));
+  report.root = p.main;
+  std::vector<int> list = map_dependencies(p, p.main, trace, false, report);
+  p.objects[at(p.main)].searchlist = list;
+  p.global_scope = list;
+  for (int o : list) set_scope(p, o, p.main);
+  check_versions(p, list, report);
+  std::vector<int> sorted = sort_maps(p, list, true);
+  p.objects[at(p.main)].initfini = sorted;
+  std::vector<int> order;
+  for (auto it = sorted.rbegin(); it != sorted.rend(); ++it)
+    if (!p.objects[at(*it)].relocated) order.push_back(*it);
+  bind_symbols(p, order, config_.bind_now ? Binding::now : Binding::lazy, report);
+  for (auto& obj : p.objects) obj.relocated = true;
+  report.searchlist = list;
+  return report;
+}
+
+LoadReport Simulator::dlopen(Process& process, const std::string& file, Binding binding, Visibility visibility,
+                             int caller) {
+  LoadReport report;
+  Process p = process; // dlopen undoes everything on failure: work on a copy
+  int requester = caller >= 0 ? caller : p.main;
+  MapResult m = map_object(p, requester, file, false, true, /*callmap=*/true);
+  report.edges.push_back(Edge{requester, file, m.error ? -1 : m.object, m.via, m.dir, m.element, m.tried});
+  if (m.error) {
+    record(report, *m.error);
+    return report;
+  }
+  int root = m.object;
+  report.root = root;
+  if (p.objects[at(root)].relocated) {
+    report.searchlist = p.objects[at(root)].searchlist;
+    return report; // already loaded: dlopen just returns it
+  }
+  std::vector<int> list = map_dependencies(p, root, false, true, report);
+  p.objects[at(root)].searchlist = list;
+  for (int o : list)
+    if (!p.objects[at(o)].relocated) set_scope(p, o, root);
+  check_versions(p, list, report);
+  std::vector<int> sorted = sort_maps(p, list, false);
+  p.objects[at(root)].initfini = sorted;
+  std::vector<int> order;
+  for (auto it = sorted.rbegin(); it != sorted.rend(); ++it)
+    if (!p.objects[at(*it)].relocated) order.push_back(*it);
+  bind_symbols(p, order, binding, report);
+  report.searchlist = list;
+  if (!report.ok) return report;
+  for (int o : list) {
+    LoadedObject& obj = p.objects[at(o)];
+    if (!obj.relocated && visibility == Visibility::global) p.global_scope.push_back(o);
+    obj.relocated = true;
+  }
+  process = std::move(p);
+  return report;
+}
+
+} // namespace condacuda::loader

@@ -1,0 +1,40 @@
+#include "sys/file_view.hpp"
+
+#include <cerrno>
+#include <sys/stat.h>
+
+#include "sys/mapped_file.hpp"
+
+namespace condacuda::sys {
+
+const loader::FileProbe& DiskFileView::probe(const std::string& absolute_path) {
+  auto it = cache_.find(absolute_path);
+  if (it != cache_.end()) return it->second;
+  loader::FileProbe p;
+  struct stat st {};
+  if (::stat(absolute_path.c_str(), &st) != 0) {
+    p.open_errno = errno;
+  } else {
+    p.dev = static_cast<std::uint64_t>(st.st_dev);
+    p.ino = static_cast<std::uint64_t>(st.st_ino);
+    if (S_ISDIR(st.st_mode)) {
+      p.is_directory = true;
+    } else {
+      int err = 0;
+      auto bytes = map_file(absolute_path, &err);
+      if (!bytes) {
+        p.open_errno = err ? err : EIO;
+      } else {
+        p.header = elf::verify_header(bytes->data, machine_);
+        if (p.header.verdict == elf::HeaderVerdict::ok) {
+          auto parsed = elf::ElfObject::parse(*bytes, true);
+          if (parsed) p.elf = *parsed;
+          else p.parse_error = parsed.error().message;
+        }
+      }
+    }
+  }
+  return cache_.emplace(absolute_path, std::move(p)).first->second;
+}
+
+} // namespace condacuda::sys

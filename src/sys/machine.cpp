@@ -1,0 +1,89 @@
+#include "sys/machine.hpp"
+
+#include <climits>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "sys/mapped_file.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::sys {
+
+namespace {
+int glibc_minor() {
+  auto parts = util::split(gnu_get_libc_version(), ".");
+  return parts.size() >= 2 ? util::leading_number(parts[1]) : 36;
+}
+
+// Debian's multiarch layout puts libc in /lib/<triplet>/ and searches
+// /lib/<triplet>/, /usr/lib/<triplet>/, /lib/, /usr/lib/ with $LIB =
+// lib/<triplet>; upstream uses /lib64/ and /usr/lib64/ with $LIB = lib64.
+void detect_dirs(loader::LoaderConfig& c) {
+  Dl_info info{};
+  std::string libc_path;
+  if (dladdr(reinterpret_cast<void*>(&gnu_get_libc_version), &info) && info.dli_fname) libc_path = info.dli_fname;
+  auto slash = libc_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : libc_path.substr(0, slash);
+  auto lib_pos = dir.find("/lib/");
+  if (lib_pos != std::string::npos && dir.find('-', lib_pos) != std::string::npos) {
+    std::string triplet = dir.substr(dir.rfind('/') + 1);
+    c.system_dirs = {"/lib/" + triplet + "/", "/usr/lib/" + triplet + "/", "/lib/", "/usr/lib/"};
+    c.lib_token = "lib/" + triplet;
+  } else {
+    c.system_dirs = {"/lib64/", "/usr/lib64/"};
+    c.lib_token = "lib64";
+  }
+}
+
+void detect_cpu(loader::LoaderConfig& c) {
+#if defined(__x86_64__)
+  c.machine = 62;
+  c.interp = "/lib64/ld-linux-x86-64.so.2";
+  c.interp_soname = "ld-linux-x86-64.so.2";
+  __builtin_cpu_init();
+  bool v2 = __builtin_cpu_supports("x86-64-v2"), v3 = __builtin_cpu_supports("x86-64-v3"),
+       v4 = __builtin_cpu_supports("x86-64-v4");
+  c.hwcaps_active.clear();
+  if (v4) c.hwcaps_active.push_back("x86-64-v4");
+  if (v3) c.hwcaps_active.push_back("x86-64-v3");
+  if (v2) c.hwcaps_active.push_back("x86-64-v2");
+  c.isa_level_mask = 1u | (v2 ? 2u : 0u) | (v3 ? 4u : 0u) | (v4 ? 8u : 0u);
+  // Legacy hwcap names (glibc <= 2.36): "x86_64", plus "avx512_1" on Intel CPUs with AVX512.
+  c.legacy_hwcaps = {"x86_64"};
+  if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f")) c.legacy_hwcaps.push_back("avx512_1");
+#elif defined(__aarch64__)
+  c.machine = 183;
+  c.interp = "/lib/ld-linux-aarch64.so.1";
+  c.interp_soname = "ld-linux-aarch64.so.1";
+  c.hwcaps_active.clear();
+  c.legacy_hwcaps.clear();
+  c.isa_level_mask = 1;
+#endif
+  if (auto* platform = reinterpret_cast<const char*>(getauxval(AT_PLATFORM))) c.platform = platform;
+}
+} // namespace
+
+MachineFacts detect_machine(const std::string& cache_path) {
+  MachineFacts facts;
+  loader::LoaderConfig& c = facts.config;
+  c.glibc_minor = glibc_minor();
+  detect_cpu(c);
+  detect_dirs(c);
+  if (const char* llp = std::getenv("LD_LIBRARY_PATH")) c.ld_library_path = std::string(llp);
+  if (const char* bn = std::getenv("LD_BIND_NOW")) c.bind_now = *bn != '\0';
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd)) c.cwd = cwd;
+  c.secure = getauxval(AT_SECURE) != 0;
+  auto bytes = map_file(cache_path);
+  if (bytes) {
+    auto cache = loader::parse_ld_so_cache(bytes->data);
+    if (cache) c.cache = std::make_shared<const loader::LdSoCache>(std::move(*cache));
+    else facts.notes.push_back(cache_path + " is corrupt (" + cache.error().message + "); ignored, as ld.so does");
+  }
+  return facts;
+}
+
+} // namespace condacuda::sys

@@ -1,0 +1,21 @@
+#pragma once
+// The running machine's loader facts (loader.md §0), found without starting a
+// process: glibc version, CPU ISA level, AT_PLATFORM, the system directories
+// and /etc/ld.so.cache. `ld.so --list-diagnostics` prints the same facts; a
+// test compares the two.
+#include <string>
+#include <vector>
+
+#include "loader/config.hpp"
+
+namespace condacuda::sys {
+
+struct MachineFacts {
+  loader::LoaderConfig config;     // LD_LIBRARY_PATH, cwd etc. filled from this process
+  std::vector<std::string> notes;  // e.g. "/etc/ld.so.cache is corrupt: ..., ignored as ld.so does"
+};
+
+// Reads the facts; `cache_path` is normally /etc/ld.so.cache.
+MachineFacts detect_machine(const std::string& cache_path = "/etc/ld.so.cache");
+
+} // namespace condacuda::sys
