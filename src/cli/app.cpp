@@ -1,18 +1,31 @@
 #include "cli/app.hpp"
 
-#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
 
 namespace condacuda::cli {
 
 int run(int argc, char** argv) {
-  CLI::App app{"condacuda: make the CUDA libraries of conda and pip environments load, and prove it"};
+  CLI::App app{"condacuda: make the CUDA libraries of conda, pip and pixi envs load correctly, and prove it"};
+  app.set_version_flag("--version", std::string("condacuda ") + CONDACUDA_VERSION);
   app.require_subcommand(1);
+  std::vector<Command> commands{add_list(app), add_info(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    int status = app.exit(e);
+    return status == 0 ? exit_ok : exit_bad_input;
   }
-  return 0;
+  try {
+    for (const auto& c : commands)
+      if (c.app->parsed()) return c.run();
+  } catch (const std::exception& e) {
+    print_error(std::string("internal error: ") + e.what());
+    return exit_internal;
+  }
+  return exit_bad_input;
 }
 
 } // namespace condacuda::cli

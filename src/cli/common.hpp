@@ -1,0 +1,58 @@
+#pragma once
+// What every command shares: env selection (-n/-p/ENV), output options, the
+// one mapping from errors to exit codes, and error printing.
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "env/discovery.hpp"
+#include "report/table.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::cli {
+
+// Documented exit codes (README "Exit codes").
+enum ExitCode : int {
+  exit_ok = 0,
+  exit_problems = 1,   // findings, drift, failed check, something left behind
+  exit_bad_input = 2,  // usage errors, unknown env, unreadable lock, bad ELF/YAML given on purpose
+  exit_no_gpu = 3,     // `check`: no usable driver or device
+  exit_cannot_apply = 4, // the env cannot be written (permissions, disk, another condacuda holds its lock)
+  exit_internal = 70,  // a bug in condacuda (EX_SOFTWARE)
+};
+
+int exit_code_for(const Error& error);
+
+// "condacuda: <message>" on stderr.
+void print_error(const std::string& message);
+void print_warning(const std::string& message);
+
+struct EnvArgs {
+  std::string env;    // positional ENV: a path (contains '/') or a name
+  std::string name;   // -n/--name
+  std::string prefix; // -p/--prefix
+};
+void add_env_args(CLI::App* command, EnvArgs& args);
+
+// The selected env, or nullopt after printing the reason and the envs found
+// (callers then return exit_bad_input).
+std::optional<env::EnvRecord> select_env(const EnvArgs& args);
+
+struct OutputArgs {
+  bool json = false;
+  std::string color = "auto"; // auto | always | never
+};
+void add_output_args(CLI::App* command, OutputArgs& args, bool with_json = true);
+report::Style style_for(const OutputArgs& args);
+
+// Writes text to stdout exactly (no added newline).
+void emit(const std::string& text);
+
+// One subcommand: its CLI11 node and what to run when it was chosen.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+} // namespace condacuda::cli

@@ -1,0 +1,54 @@
+#pragma once
+// The env's CUDA inventory: every NVIDIA library with its component, package
+// and CUDA major, the folders that hold them, and the consumers (ELF files
+// that need a CUDA library). Pure: built from an EnvSnapshot.
+#include <string>
+#include <vector>
+
+#include "inventory/snapshot.hpp"
+
+namespace condacuda::inventory {
+
+struct Library {
+  std::string file;               // the real file, relative to the prefix
+  std::vector<std::string> names; // symlinks in the env that point at it
+  std::string component;          // component id ("cusparse")
+  bool toolkit = false;
+  std::string soname;             // DT_SONAME, else the file name
+  std::string folder;             // directory of `file`
+  std::string manager;            // "pip", "conda" or "" (no package owns it)
+  std::string package, version, build;
+  int cuda_major = -1;            // -1: unknown
+  std::string cuda_major_source;  // how it was decided: "wheel name", "cu13 folder", ...
+  std::vector<std::string> needed;
+};
+
+struct Consumer {
+  std::string file;               // relative to the prefix
+  std::vector<std::string> needs; // the CUDA libraries it needs (DT_NEEDED)
+  std::string manager, package, version;
+};
+
+struct LibraryFolder {
+  std::string path;   // relative to the prefix
+  std::string layout; // "wheel-cu13", "wheel", "conda-lib", "conda-targets", "other"
+  std::vector<std::string> packages; // "name version" of the owners of its libraries
+};
+
+struct Inventory {
+  std::string prefix;
+  std::vector<std::string> site_packages;
+  std::vector<LibraryFolder> folders;
+  std::vector<Library> libraries; // sorted by component, then file
+  std::vector<Consumer> consumers;
+  std::vector<int> cuda_majors;   // distinct majors of the toolkit libraries, ascending
+  std::vector<std::string> warnings;
+
+  // "none", "12", "13" or "mixed".
+  std::string cuda_summary() const;
+  const Library* find_by_soname(const std::string& soname) const;
+};
+
+Inventory build_inventory(const EnvSnapshot& snapshot);
+
+} // namespace condacuda::inventory

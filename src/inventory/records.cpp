@@ -1,0 +1,123 @@
+#include "inventory/records.hpp"
+
+#include "util/json.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::inventory {
+
+namespace {
+// One CSV line into fields; quotes may wrap a field and "" is a quote.
+std::vector<std::string> csv_fields(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back().push_back('"');
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back().push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back().push_back(c);
+    }
+  }
+  return fields;
+}
+} // namespace
+
+std::vector<RecordEntry> parse_record(std::string_view text) {
+  std::vector<RecordEntry> out;
+  for (const auto& raw : util::split(text, "\n")) {
+    std::string_view line = util::trim(raw);
+    if (line.empty()) continue;
+    auto f = csv_fields(line);
+    RecordEntry e;
+    e.path = f[0];
+    if (f.size() > 1) e.hash = f[1];
+    if (f.size() > 2) e.size = f[2];
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Metadata parse_metadata(std::string_view text) {
+  Metadata m;
+  for (const auto& raw : util::split(text, "\n")) {
+    std::string_view line = raw;
+    if (line.empty() || line == "\r") break; // headers end at the first blank line
+    auto take = [&](std::string_view key, std::string& into) {
+      if (into.empty() && line.substr(0, key.size()) == key) into = std::string(util::trim(line.substr(key.size())));
+    };
+    take("Name:", m.name);
+    take("Version:", m.version);
+  }
+  return m;
+}
+
+Result<CondaPackage> parse_conda_record(std::string_view json_text) {
+  auto parsed = util::parse_json(json_text);
+  if (!parsed) return parsed.error();
+  const util::Json& j = *parsed;
+  if (!j.is_object()) return make_error(ErrorCode::corrupt, "a conda-meta record must be a JSON object");
+  CondaPackage p;
+  p.name = j.string_at("name");
+  p.version = j.string_at("version");
+  p.build = j.string_at("build");
+  p.channel = j.string_at("channel");
+  if (p.name.empty()) return make_error(ErrorCode::corrupt, "conda-meta record without a name");
+  if (const auto* files = j.get("files"))
+    for (const auto& f : files->as_array())
+      if (f.is_string()) p.files.push_back(f.as_string());
+  if (const auto* deps = j.get("depends"))
+    for (const auto& d : deps->as_array())
+      if (d.is_string()) p.depends.push_back(d.as_string());
+  return p;
+}
+
+std::string normalize_package_name(std::string_view name) {
+  std::string out;
+  bool sep = false;
+  for (char c : name) {
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && !out.empty()) out.push_back('-');
+    sep = false;
+    out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c));
+  }
+  return out;
+}
+
+std::optional<int> wheel_cuda_suffix(std::string_view normalized_name) {
+  auto pos = normalized_name.rfind("-cu");
+  if (pos == std::string_view::npos) return std::nullopt;
+  std::string_view digits = normalized_name.substr(pos + 3);
+  if (digits.empty() || digits.size() > 3) return std::nullopt;
+  for (char c : digits)
+    if (c < '0' || c > '9') return std::nullopt;
+  int n = util::leading_number(digits);
+  return n >= 100 ? n / 10 : n; // "cu118" (11.8) -> 11
+}
+
+std::optional<int> conda_cuda_version_pin(const std::vector<std::string>& depends) {
+  for (const auto& d : depends) {
+    std::string_view spec = d;
+    if (spec.substr(0, 12) != "cuda-version") continue;
+    spec.remove_prefix(12);
+    while (!spec.empty() && (spec[0] == ' ' || spec[0] == '>' || spec[0] == '=' || spec[0] == '<')) spec.remove_prefix(1);
+    int major = util::leading_number(spec);
+    if (major > 0) return major;
+  }
+  return std::nullopt;
+}
+
+} // namespace condacuda::inventory

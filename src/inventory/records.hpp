@@ -1,0 +1,56 @@
+#pragma once
+// Package records: pip's *.dist-info (METADATA, RECORD) and conda's
+// conda-meta/*.json. Pure parsers: text in, data out.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace condacuda::inventory {
+
+struct RecordEntry {
+  std::string path;   // relative to site-packages, as written (may start with "../")
+  std::string hash;   // "sha256=<urlsafe base64>" or ""
+  std::string size;   // as written, "" when absent
+};
+
+struct Distribution {
+  std::string name;      // from METADATA "Name:", e.g. "nvidia-cusparse-cu12"
+  std::string version;   // from METADATA "Version:"
+  std::string dist_info; // the folder, relative to the prefix
+  std::string site_packages; // relative to the prefix
+  std::vector<RecordEntry> files;
+};
+
+struct CondaPackage {
+  std::string name, version, build, channel;
+  std::string record; // the conda-meta/*.json file, relative to the prefix
+  std::vector<std::string> files;   // relative to the prefix
+  std::vector<std::string> depends; // match specs
+};
+
+// RECORD is CSV (PEP 376/627): path,hash,size with optional double quotes.
+std::vector<RecordEntry> parse_record(std::string_view text);
+
+// METADATA is RFC 822 style: the first "Name:" and "Version:" headers.
+struct Metadata {
+  std::string name, version;
+};
+Metadata parse_metadata(std::string_view text);
+
+// A conda-meta/<name>-<version>-<build>.json record.
+Result<CondaPackage> parse_conda_record(std::string_view json_text);
+
+// PEP 503 normalisation: lower case, runs of -_. become '-'.
+std::string normalize_package_name(std::string_view name);
+
+// The CUDA major a wheel was built for, from a "-cu12"/"-cu13" name suffix.
+std::optional<int> wheel_cuda_suffix(std::string_view normalized_name);
+
+// The CUDA major a conda package is pinned to through a "cuda-version"
+// dependency (e.g. "cuda-version >=12.8,<12.9.0a0" -> 12).
+std::optional<int> conda_cuda_version_pin(const std::vector<std::string>& depends);
+
+} // namespace condacuda::inventory

@@ -1,0 +1,143 @@
+#include "report/info_report.hpp"
+
+namespace condacuda::report {
+
+using util::Json;
+
+Json env_json(const env::EnvRecord& env) {
+  Json j = Json::object();
+  j.set("name", env.name);
+  j.set("prefix", env.prefix);
+  j.set("kind", env::to_string(env.kind));
+  return j;
+}
+
+namespace {
+Json string_array(const std::vector<std::string>& v) {
+  Json a = Json::array();
+  for (const auto& s : v) a.push(s);
+  return a;
+}
+
+Json library_json(const inventory::Library& lib) {
+  Json j = Json::object();
+  j.set("component", lib.component);
+  j.set("soname", lib.soname);
+  j.set("file", lib.file);
+  j.set("folder", lib.folder);
+  j.set("names", string_array(lib.names));
+  j.set("toolkit", lib.toolkit);
+  Json pkg = Json::object();
+  pkg.set("manager", lib.manager.empty() ? Json() : Json(lib.manager));
+  pkg.set("name", lib.package.empty() ? Json() : Json(lib.package));
+  pkg.set("version", lib.version.empty() ? Json() : Json(lib.version));
+  if (!lib.build.empty()) pkg.set("build", lib.build);
+  j.set("package", pkg);
+  j.set("cuda_major", lib.cuda_major > 0 ? Json(lib.cuda_major) : Json());
+  j.set("cuda_major_source", lib.cuda_major_source.empty() ? Json() : Json(lib.cuda_major_source));
+  j.set("needed", string_array(lib.needed));
+  return j;
+}
+
+std::string package_label(const std::string& manager, const std::string& name, const std::string& version) {
+  if (manager.empty()) return "-";
+  return manager + ":" + name + " " + version;
+}
+} // namespace
+
+Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv) {
+  Json j = Json::object();
+  j.set("schema", "condacuda.info/1");
+  j.set("env", env_json(env));
+  j.set("cuda", inv.cuda_summary());
+  Json majors = Json::array();
+  for (int m : inv.cuda_majors) majors.push(m);
+  j.set("cuda_majors", majors);
+  j.set("site_packages", string_array(inv.site_packages));
+  Json folders = Json::array();
+  for (const auto& f : inv.folders) {
+    Json fj = Json::object();
+    fj.set("path", f.path);
+    fj.set("layout", f.layout);
+    fj.set("packages", string_array(f.packages));
+    folders.push(fj);
+  }
+  j.set("library_folders", folders);
+  Json libs = Json::array();
+  for (const auto& lib : inv.libraries) libs.push(library_json(lib));
+  j.set("components", libs);
+  Json consumers = Json::array();
+  for (const auto& c : inv.consumers) {
+    Json cj = Json::object();
+    cj.set("file", c.file);
+    cj.set("needs", string_array(c.needs));
+    cj.set("package", c.package.empty() ? Json() : Json(c.package));
+    consumers.push(cj);
+  }
+  j.set("consumers", consumers);
+  j.set("warnings", string_array(inv.warnings));
+  return j;
+}
+
+std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv, const Style& style) {
+  std::string out;
+  out += style.bold("env") + "  " + env.name + " (" + env::to_string(env.kind) + ")  " + env.prefix + "\n";
+  out += style.bold("cuda") + " " + inv.cuda_summary() + "\n";
+  for (const auto& sp : inv.site_packages) out += style.bold("site-packages") + " " + sp + "\n";
+  if (!inv.folders.empty()) {
+    out += "\n" + style.bold("CUDA library folders") + "\n";
+    Table t({"FOLDER", "LAYOUT", "PACKAGES"});
+    for (const auto& f : inv.folders) {
+      std::string pkgs;
+      for (const auto& p : f.packages) pkgs += (pkgs.empty() ? "" : ", ") + p;
+      t.add({f.path, f.layout, pkgs.empty() ? "-" : pkgs});
+    }
+    out += t.render(style, 2);
+  }
+  out += "\n" + style.bold("Components") + "\n";
+  if (inv.libraries.empty()) {
+    out += "  (no NVIDIA CUDA libraries in this env)\n";
+  } else {
+    Table t({"COMPONENT", "SONAME", "CUDA", "PACKAGE", "FILE"});
+    for (const auto& lib : inv.libraries)
+      t.add({lib.component, lib.soname, lib.cuda_major > 0 ? std::to_string(lib.cuda_major) : "?",
+             package_label(lib.manager, lib.package, lib.version), lib.file});
+    out += t.render(style, 2);
+  }
+  if (!inv.consumers.empty()) {
+    out += "\n" + style.bold("Consumers") + " (files that need a CUDA library)\n";
+    Table t({"FILE", "NEEDS"});
+    for (const auto& c : inv.consumers) {
+      std::string needs;
+      for (const auto& n : c.needs) needs += (needs.empty() ? "" : " ") + n;
+      t.add({c.file, needs});
+    }
+    out += t.render(style, 2);
+  }
+  for (const auto& w : inv.warnings) out += style.yellow("warning: ") + w + "\n";
+  return out;
+}
+
+Json list_json(const std::vector<ListRow>& rows) {
+  Json j = Json::object();
+  j.set("schema", "condacuda.list/1");
+  Json envs = Json::array();
+  for (const auto& r : rows) {
+    Json e = env_json(r.env);
+    e.set("source", r.env.source);
+    e.set("cuda", r.cuda);
+    e.set("health", r.health);
+    envs.push(e);
+  }
+  j.set("envs", envs);
+  return j;
+}
+
+std::string list_text(const std::vector<ListRow>& rows, const Style& style) {
+  if (rows.empty()) return "no environments found\n";
+  Table t({"NAME", "KIND", "CUDA", "HEALTH", "PREFIX"});
+  for (const auto& r : rows) t.add({r.env.name, env::to_string(r.env.kind), r.cuda, r.health, r.env.prefix});
+  return t.render(style);
+}
+
+} // namespace condacuda::report

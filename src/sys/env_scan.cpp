@@ -1,0 +1,162 @@
+#include "sys/env_scan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <cstring>
+#include <system_error>
+
+#include "inventory/components.hpp"
+#include "sys/mapped_file.hpp"
+
+namespace condacuda::sys {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool skipped_dir(const fs::path& rel) {
+  const std::string name = rel.filename().string();
+  if (name == "__pycache__" || name == ".git" || name == "include" || name == "node_modules") return true;
+  if (rel.has_parent_path()) return false;
+  return name == "pkgs" || name == "envs" || name == "conda-meta" || name == "share" || name == "man" ||
+         name == "ssl" || name == "conda-bld" || name == ".pixi";
+}
+
+std::string relative_to(const fs::path& path, const fs::path& base) {
+  return path.lexically_relative(base).generic_string();
+}
+
+inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, const fs::path& canonical_prefix,
+                                 bool symlink) {
+  inventory::ScannedFile f;
+  f.path = relative_to(path, prefix);
+  std::error_code ec;
+  fs::path real = path;
+  if (symlink) {
+    f.symlink = true;
+    f.link_target = fs::read_symlink(path, ec).string();
+    real = fs::canonical(path, ec);
+    if (ec) return f; // broken link
+    std::string rel = relative_to(real, canonical_prefix);
+    if (!rel.empty() && rel.rfind("..", 0) != 0) {
+      f.resolved = rel;
+      return f; // the target is scanned as a file of its own
+    }
+  }
+  auto bytes = map_file(real.string());
+  if (!bytes) {
+    f.elf_error = bytes.error().message;
+    return f;
+  }
+  f.size = bytes->data.size();
+  if (f.size < 4 || std::memcmp(bytes->data.data(), "\x7f" "ELF", 4) != 0) return f;
+  auto elf = elf::ElfObject::parse(*bytes, false);
+  if (elf) f.elf = *elf;
+  else f.elf_error = elf.error().message;
+  return f;
+}
+
+void read_distributions(const fs::path& prefix, const std::string& site, inventory::EnvSnapshot& s) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(prefix / site, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
+    inventory::Distribution d;
+    d.dist_info = relative_to(entry.path(), prefix);
+    d.site_packages = site;
+    if (auto meta = read_text_file((entry.path() / "METADATA").string())) {
+      auto m = inventory::parse_metadata(*meta);
+      d.name = m.name;
+      d.version = m.version;
+    }
+    if (auto record = read_text_file((entry.path() / "RECORD").string())) d.files = inventory::parse_record(*record);
+    else s.warnings.push_back(d.dist_info + ": no readable RECORD");
+    if (d.name.empty()) {
+      // METADATA missing: fall back on the folder name "<name>-<version>.dist-info".
+      std::string stem = name.substr(0, name.size() - 10);
+      auto dash = stem.rfind('-');
+      d.name = stem.substr(0, dash);
+      if (dash != std::string::npos) d.version = stem.substr(dash + 1);
+    }
+    s.distributions.push_back(std::move(d));
+  }
+}
+
+void read_conda_meta(const fs::path& prefix, inventory::EnvSnapshot& s) {
+  std::error_code ec;
+  std::vector<fs::path> records;
+  for (const auto& entry : fs::directory_iterator(prefix / "conda-meta", ec))
+    if (entry.path().extension() == ".json") records.push_back(entry.path());
+  std::sort(records.begin(), records.end());
+  for (const auto& path : records) {
+    auto text = read_text_file(path.string());
+    if (!text) {
+      s.warnings.push_back(text.error().describe());
+      continue;
+    }
+    auto pkg = inventory::parse_conda_record(*text);
+    if (!pkg) {
+      s.warnings.push_back(relative_to(path, prefix) + ": " + pkg.error().message);
+      continue;
+    }
+    pkg->record = relative_to(path, prefix);
+    s.conda_packages.push_back(std::move(*pkg));
+  }
+}
+
+void find_site_packages(const fs::path& prefix, inventory::EnvSnapshot& s) {
+  std::error_code ec;
+  for (const char* lib : {"lib", "lib64"}) {
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(prefix / lib, ec)) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("python3", 0) != 0 || !entry.is_directory(ec)) continue;
+      if (fs::is_directory(entry.path() / "site-packages", ec)) found.push_back(std::string(lib) + "/" + name + "/site-packages");
+    }
+    std::sort(found.begin(), found.end());
+    for (auto& f : found)
+      if (std::find(s.site_packages.begin(), s.site_packages.end(), f) == s.site_packages.end())
+        s.site_packages.push_back(f);
+  }
+}
+} // namespace
+
+Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text) {
+  inventory::EnvSnapshot s;
+  fs::path prefix = fs::absolute(prefix_text).lexically_normal();
+  if (prefix.has_relative_path() && prefix.filename().empty()) prefix = prefix.parent_path();
+  s.prefix = prefix.string();
+  std::error_code ec;
+  if (!fs::is_directory(prefix, ec)) return make_error(ErrorCode::not_found, "not a directory", s.prefix);
+  fs::path canonical_prefix = fs::canonical(prefix, ec);
+  find_site_packages(prefix, s);
+  for (const auto& site : s.site_packages) read_distributions(prefix, site, s);
+  read_conda_meta(prefix, s);
+  for (const char* py : {"bin/python3", "bin/python"})
+    if (fs::exists(prefix / py, ec)) {
+      s.python = py;
+      break;
+    }
+  fs::recursive_directory_iterator it(prefix, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return make_error(ErrorCode::io, "cannot read: " + ec.message(), s.prefix);
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      s.warnings.push_back("cannot read part of the env: " + ec.message());
+      ec.clear();
+      continue;
+    }
+    const fs::directory_entry& entry = *it;
+    bool symlink = entry.is_symlink(ec);
+    if (!symlink && entry.is_directory(ec)) {
+      if (skipped_dir(entry.path().lexically_relative(prefix))) it.disable_recursion_pending();
+      continue;
+    }
+    if (!inventory::looks_like_shared_library(entry.path().filename().string())) continue;
+    if (symlink && fs::is_directory(entry.path(), ec)) continue;
+    s.shared_objects.push_back(scan_file(entry.path(), prefix, canonical_prefix, symlink));
+  }
+  std::sort(s.shared_objects.begin(), s.shared_objects.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  return s;
+}
+
+} // namespace condacuda::sys

@@ -1,0 +1,18 @@
+#pragma once
+// Reads an env from disk into an EnvSnapshot: the site-packages folders, every
+// shared object (header and dynamic section only, through mmap), symlinks,
+// pip dist-info records and conda-meta records.
+#include <string>
+
+#include "inventory/snapshot.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::sys {
+
+// Scans `prefix`. Skips what is never part of an env's own libraries: pkgs/
+// and envs/ of a root prefix, conda-meta/, include/, share/, __pycache__ and
+// .git folders. Fails only when the prefix cannot be read at all; problems
+// with single files become snapshot warnings.
+Result<inventory::EnvSnapshot> scan_env(const std::string& prefix);
+
+} // namespace condacuda::sys

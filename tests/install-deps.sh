@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what condacuda needs on Debian 12 with apt, when run as root, and
+# only what is missing. `install-deps.sh build` installs the build
+# dependencies; `install-deps.sh test` (the default) adds what the test suites
+# run: the shells the hooks are tested in, shellcheck, hyperfine and libtree
+# for the benchmarks, patchelf. Not root and something missing: says what,
+# and leaves it to the caller (the suites that need it skip).
+set -euo pipefail
+level=${1:-test}
+
+build_pkgs=(g++ cmake ninja-build pkgconf libboost1.81-dev libboost-filesystem1.81-dev
+            libyaml-cpp-dev libcli11-dev doctest-dev python3 python3-dev)
+test_pkgs=(bash zsh dash ksh fish tcsh shellcheck hyperfine libtree patchelf binutils file)
+
+want=("${build_pkgs[@]}")
+[ "$level" = test ] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ] || ! command -v apt-get > /dev/null; then
+  echo "install-deps: missing Debian packages: ${missing[*]} (run as root to install them)" >&2
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
