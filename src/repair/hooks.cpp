@@ -1,0 +1,235 @@
+#include "repair/hooks.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "util/embedded.hpp"
+
+namespace condacuda::repair {
+namespace {
+
+constexpr std::array<Shell, 3> shells_in_order = {Shell::posix, Shell::fish, Shell::csh};
+
+bool is_placeholder_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool has_control_char(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7f;
+  });
+}
+
+bool has_dot_dot_component(std::string_view folder) {
+  std::size_t start = 0;
+  while (start <= folder.size()) {
+    std::size_t end = folder.find('/', start);
+    if (end == std::string_view::npos) end = folder.size();
+    if (folder.substr(start, end - start) == "..") return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+Status check_folder(std::string_view folder) {
+  if (folder.empty()) return make_error(ErrorCode::internal, "hook folder is empty");
+  if (folder.front() == '/')
+    return make_error(ErrorCode::internal, "hook folder must be relative to the env prefix", std::string(folder));
+  if (folder.find('\0') != std::string_view::npos)
+    return make_error(ErrorCode::internal, "hook folder contains a NUL byte");
+  if (has_dot_dot_component(folder))
+    return make_error(ErrorCode::internal, "hook folder leaves the env prefix", std::string(folder));
+  // The loader splits LD_LIBRARY_PATH on ':' and has no escape for it (ld.so(8)).
+  if (folder.find(':') != std::string_view::npos)
+    return make_error(ErrorCode::unsupported, "a folder containing ':' cannot be put on LD_LIBRARY_PATH",
+                      std::string(folder));
+  return ok_status();
+}
+
+Status check_spec(const HookSpec& spec) {
+  if (spec.folders.empty()) return make_error(ErrorCode::internal, "no folders to put on LD_LIBRARY_PATH");
+  for (const auto& folder : spec.folders)
+    if (auto status = check_folder(folder); !status) return status;
+  if (has_control_char(spec.tool_version))
+    return make_error(ErrorCode::internal, "tool version contains a control character");
+  return ok_status();
+}
+
+// The folders as words of a `for` (sh, fish) or `foreach` (csh) list.
+std::string folder_words(Shell shell, const std::vector<std::string>& folders) {
+  std::string words;
+  for (const auto& folder : folders) {
+    if (!words.empty()) words += ' ';
+    words += quote_for(shell, folder);
+  }
+  return words;
+}
+
+Result<std::string_view> load_template(const std::string& name) {
+  auto text = util::embedded_asset(name);
+  if (!text) return make_error(ErrorCode::internal, "template is not embedded", name);
+  return *text;
+}
+
+Result<std::string> render_template(const std::string& name, std::span<const Placeholder> values) {
+  auto text = load_template(name);
+  if (!text) return text.error();
+  return expand_placeholders(*text, values, name);
+}
+
+// A fragment shared by activate and deactivate, with no placeholders of its own. Its
+// last newline is dropped so that it replaces its @NAME@ line exactly.
+Result<std::string> render_fragment(const std::string& name) {
+  auto text = render_template(name, {});
+  if (!text) return text;
+  if (!text->empty() && text->back() == '\n') text->pop_back();
+  return text;
+}
+
+Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell) {
+  const std::string ext(hook_extension(shell));
+  auto find_slot = render_fragment("templates/hooks/find_slot." + ext + ".in");
+  if (!find_slot) return find_slot.error();
+  auto remove_entries = render_fragment("templates/hooks/remove_entries." + ext + ".in");
+  if (!remove_entries) return remove_entries.error();
+  const std::string version = spec.tool_version.empty() ? "(unknown version)" : spec.tool_version;
+  const std::string words = folder_words(shell, spec.folders);
+  const std::array<Placeholder, 4> values = {{
+      {"TOOL_VERSION", version},
+      {"FOLDERS", words},
+      {"FIND_SLOT", *find_slot},
+      {"REMOVE_ENTRIES", *remove_entries},
+  }};
+  std::vector<RenderedFile> files;
+  for (std::string_view phase : {"activate", "deactivate"}) {
+    auto content = render_template("templates/hooks/" + std::string(phase) + "." + ext + ".in", values);
+    if (!content) return content.error();
+    files.push_back({"etc/conda/" + std::string(phase) + ".d/condacuda." + ext, std::move(*content)});
+  }
+  return files;
+}
+
+std::vector<Shell> unique_shells(const std::vector<Shell>& shells) {
+  std::vector<Shell> unique;
+  for (Shell shell : shells)
+    if (std::find(unique.begin(), unique.end(), shell) == unique.end()) unique.push_back(shell);
+  return unique;
+}
+
+} // namespace
+
+std::span<const Shell> all_shells() { return shells_in_order; }
+
+std::string_view hook_extension(Shell shell) {
+  switch (shell) {
+  case Shell::posix: return "sh";
+  case Shell::fish: return "fish";
+  case Shell::csh: return "csh";
+  }
+  return "sh";
+}
+
+std::vector<std::string> hook_relative_paths(const std::vector<Shell>& shells) {
+  std::vector<std::string> paths;
+  for (Shell shell : unique_shells(shells)) {
+    const std::string ext(hook_extension(shell));
+    paths.push_back("etc/conda/activate.d/condacuda." + ext);
+    paths.push_back("etc/conda/deactivate.d/condacuda." + ext);
+  }
+  return paths;
+}
+
+Result<std::vector<RenderedFile>> render_hooks(const HookSpec& spec, const std::vector<Shell>& shells) {
+  if (auto status = check_spec(spec); !status) return status.error();
+  std::vector<RenderedFile> files;
+  for (Shell shell : unique_shells(shells)) {
+    auto rendered = render_shell(spec, shell);
+    if (!rendered) return rendered.error();
+    for (auto& file : *rendered) files.push_back(std::move(file));
+  }
+  return files;
+}
+
+std::string quote_posix(std::string_view s) {
+  // Inside '...' every byte is literal; a ' closes the quote, so it is written as
+  // '\'' (close, escaped quote, reopen). mamba's renderer leaves ' as is.
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+std::string quote_fish(std::string_view s) {
+  // fish's single quotes know exactly two escapes: \\ and \' (fish-doc "Quotes").
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\\' || c == '\'') out += '\\';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+std::string quote_csh(std::string_view s) {
+  // csh(1): single quotes stop every substitution but history (!), which needs a
+  // backslash even there, and a newline must be escaped or it ends the word. A
+  // backslash before anything else stays literal, as does a backslash before the
+  // closing quote, so ' is written '\'' as in sh.
+  std::string out = "'";
+  for (char c : s) {
+    switch (c) {
+    case '\'': out += "'\\''"; break;
+    case '!': out += "'\\!'"; break;
+    case '\n': out += "\\\n"; break;
+    default: out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+std::string quote_for(Shell shell, std::string_view s) {
+  switch (shell) {
+  case Shell::posix: return quote_posix(s);
+  case Shell::fish: return quote_fish(s);
+  case Shell::csh: return quote_csh(s);
+  }
+  return quote_posix(s);
+}
+
+Result<std::string> expand_placeholders(std::string_view text, std::span<const Placeholder> values,
+                                        std::string_view source_name) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t at = text.find('@', pos);
+    if (at == std::string_view::npos) break;
+    std::size_t end = at + 1;
+    while (end < text.size() && is_placeholder_char(text[end])) ++end;
+    out.append(text, pos, at - pos);
+    if (end == at + 1 || end >= text.size() || text[end] != '@') {
+      out += '@'; // not a placeholder: csh's `@ n = ...`, an e-mail address
+      pos = at + 1;
+      continue;
+    }
+    const std::string_view name = text.substr(at + 1, end - at - 1);
+    const auto value = std::find_if(values.begin(), values.end(),
+                                    [&](const Placeholder& p) { return p.name == name; });
+    if (value == values.end())
+      return make_error(ErrorCode::internal, "unknown placeholder @" + std::string(name) + "@",
+                        std::string(source_name));
+    out += value->value;
+    pos = end + 1;
+  }
+  if (pos < text.size()) out.append(text, pos);
+  return out;
+}
+
+} // namespace condacuda::repair

@@ -1,0 +1,79 @@
+#pragma once
+// Activation hooks: the conda activate.d/deactivate.d scripts that put an env's CUDA
+// library folders first on LD_LIBRARY_PATH, rendered from templates/hooks/*.in.
+// Pure: data in, strings out; writing the files is the apply step's job.
+//
+// What the scripts guarantee (proven by tests/shell/test_hooks_*.sh in bash, zsh, dash,
+// ksh, fish and tcsh):
+//   - activation prepends $CONDA_PREFIX/<folder> for each folder, in order, resolved at
+//     run time (envs get moved and cloned); sourcing it again changes nothing; it never
+//     adds an empty entry; the sh version starts no process and is safe under `set -eu`.
+//   - deactivation restores LD_LIBRARY_PATH as it was (unset stays unset, empty stays
+//     empty) while keeping entries that something else added meanwhile, whatever the
+//     order of deactivation scripts (pixi does not reverse it).
+//   - stacked envs, and clones of one env, keep separate state: each activated env owns
+//     a slot of exported variables CONDACUDA_HOOK_<n>_{PREFIX,BASE,ADDED_PATH}, found by
+//     comparing the stored prefix with $CONDA_PREFIX.
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace condacuda::repair {
+
+enum class Shell { posix, fish, csh };
+
+struct HookSpec {
+  // Relative to the env prefix; first = first on LD_LIBRARY_PATH,
+  // e.g. "lib/python3.11/site-packages/nvidia/cusparse/lib".
+  std::vector<std::string> folders;
+  std::string tool_version; // written into a header comment
+};
+
+struct RenderedFile {
+  std::string relative_path; // relative to the prefix, e.g. "etc/conda/activate.d/condacuda.sh"
+  std::string content;
+};
+
+// Every shell condacuda writes hooks for, in a fixed order.
+std::span<const Shell> all_shells();
+
+// The file extension conda looks for: "sh", "fish", "csh".
+std::string_view hook_extension(Shell shell);
+
+// The files render_hooks writes for these shells, activate.d before deactivate.d for
+// each shell, in the order given (for `undo` and the manifest).
+std::vector<std::string> hook_relative_paths(const std::vector<Shell>& shells);
+
+// Renders the activate.d and deactivate.d scripts for each shell (duplicates ignored),
+// in the order of hook_relative_paths. Errors:
+//   internal     no folders; an empty, absolute or NUL-holding folder, or one with a ".."
+//                component; a tool_version with control characters; a missing template
+//                or a template with an unknown placeholder.
+//   unsupported  a folder containing ':', which LD_LIBRARY_PATH cannot represent.
+Result<std::vector<RenderedFile>> render_hooks(const HookSpec& spec, const std::vector<Shell>& shells);
+
+// One quoting function per shell: the result, written in a script of that shell, reads
+// back as exactly s (any bytes but NUL). Always quoted, '' for the empty string.
+//   posix: '...' with ' written '\''            (sh, bash, zsh, dash, ksh)
+//   fish:  '...' with \ and ' backslash-escaped
+//   csh:   '...' with ' written '\'', ! written '\!' (history expansion happens even
+//          inside single quotes) and newline written \<newline>
+std::string quote_posix(std::string_view s);
+std::string quote_fish(std::string_view s);
+std::string quote_csh(std::string_view s);
+std::string quote_for(Shell shell, std::string_view s);
+
+// Template expansion: every @NAME@ (NAME = [A-Z0-9_]+) is replaced by its value in one
+// pass (values are not scanned again); an '@' not starting such a name stays as is.
+// An @NAME@ without a value is an internal error naming source_name.
+struct Placeholder {
+  std::string_view name;
+  std::string_view value;
+};
+Result<std::string> expand_placeholders(std::string_view text, std::span<const Placeholder> values,
+                                        std::string_view source_name);
+
+} // namespace condacuda::repair

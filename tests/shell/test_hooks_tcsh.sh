@@ -1,0 +1,5 @@
+# The conda activation hooks (templates/hooks) under tcsh: byte-exact LD_LIBRARY_PATH
+# through activation, reactivation, stacking, clones and deactivation, plain and strict.
+# The scenarios are hk_run_scenarios in lib.sh; skipped when tcsh is not installed.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+hk_run_scenarios tcsh
