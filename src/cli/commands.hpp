@@ -6,5 +6,6 @@ namespace condacuda::cli {
 
 Command add_list(CLI::App& app);
 Command add_info(CLI::App& app);
+Command add_doctor(CLI::App& app);
 
 } // namespace condacuda::cli

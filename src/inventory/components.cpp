@@ -77,3 +77,32 @@ int soname_major(std::string_view name) {
 }
 
 } // namespace condacuda::inventory
+
+namespace condacuda::inventory {
+
+std::string wheel_for_component(std::string_view component, int cuda_major) {
+  struct Wheel {
+    std::string_view component, stem;
+    bool toolkit;
+  };
+  static constexpr Wheel wheels[] = {
+      {"cudart", "cuda-runtime", true}, {"nvrtc", "cuda-nvrtc", true},   {"nvjitlink", "nvjitlink", true},
+      {"cublas", "cublas", true},       {"cublaslt", "cublas", true},    {"cusparse", "cusparse", true},
+      {"cusolver", "cusolver", true},   {"cufft", "cufft", true},        {"curand", "curand", true},
+      {"cupti", "cuda-cupti", true},    {"nvvm", "cuda-nvcc", true},     {"nvtx", "nvtx", true},
+      {"nvfatbin", "nvfatbin", true},   {"npp", "npp", true},            {"nvjpeg", "nvjpeg", true},
+      {"cufile", "cufile", true},       {"cudnn", "cudnn", false},       {"nccl", "nccl", false},
+      {"cusparselt", "cusparselt", false}, {"nvshmem", "nvshmem", false},
+  };
+  for (const auto& w : wheels) {
+    if (w.component != component) continue;
+    std::string name = "nvidia-" + std::string(w.stem);
+    if (cuda_major <= 0) return name + "-cuXX";
+    // CUDA 13 toolkit wheels dropped the suffix; cuDNN/NCCL/... kept it.
+    if (cuda_major >= 13 && w.toolkit) return name;
+    return name + "-cu" + std::to_string(cuda_major);
+  }
+  return "";
+}
+
+} // namespace condacuda::inventory

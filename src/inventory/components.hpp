@@ -32,3 +32,12 @@ int soname_major(std::string_view name);
 bool looks_like_shared_library(std::string_view file_name);
 
 } // namespace condacuda::inventory
+
+namespace condacuda::inventory {
+
+// The pip wheel that ships a component for a CUDA major ("nvjitlink", 12 ->
+// "nvidia-nvjitlink-cu12"; CUDA 13 toolkit wheels have no suffix). "" when
+// unknown.
+std::string wheel_for_component(std::string_view component, int cuda_major);
+
+} // namespace condacuda::inventory

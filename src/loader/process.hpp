@@ -114,6 +114,17 @@ struct LoadError {
 // A LoadError with the fields every error has.
 LoadError load_error(ErrorKind kind, std::string objname, std::string text, int object);
 
+// What a report keeps of each object of the process it ran in (the process
+// itself is discarded when a dlopen fails).
+struct ObjectSummary {
+  std::string name;
+  std::optional<std::string> soname;
+  FoundVia via = FoundVia::not_found;
+  std::string via_dir, via_element;
+  bool faked = false;
+  bool preexisting = false; // loaded before this dlopen (the host's objects)
+};
+
 struct LoadReport {
   int root = -1;
   bool ok = true;
@@ -121,6 +132,7 @@ struct LoadReport {
   std::vector<LoadError> errors;  // every problem found (continuing like `ldd -r`)
   std::vector<int> searchlist;    // the root's breadth-first list
   std::vector<Edge> edges;
+  std::vector<ObjectSummary> objects; // indexed like Edge::from/to and LoadError::object
 };
 
 // What a program start-up with this report looks like: ld.so's exit status

@@ -280,6 +280,10 @@ Simulator::MapResult Simulator::map_object(Process& p, int requester, const std:
   }
   // __RTLD_CALLMAP: the dlopen caller only lent its paths; the root has no loader.
   r.object = add_object(p, probe, hit.path, name, callmap ? -1 : requester);
+  LoadedObject& added = p.objects[static_cast<std::size_t>(r.object)];
+  added.via = hit.via;
+  added.via_dir = hit.dir;
+  added.via_element = hit.element;
   return r;
 }
 

@@ -14,6 +14,15 @@ namespace condacuda::loader {
 namespace {
 std::size_t at(int index) { return static_cast<std::size_t>(index); }
 
+void summarize(const Process& p, std::size_t preexisting, LoadReport& report) {
+  report.objects.clear();
+  for (std::size_t i = 0; i < p.objects.size(); ++i) {
+    const LoadedObject& o = p.objects[i];
+    report.objects.push_back(ObjectSummary{o.is_main ? p.argv0 : o.name, o.soname, o.via, o.via_dir, o.via_element,
+                                           o.faked, i < preexisting});
+  }
+}
+
 void record(LoadReport& report, LoadError error) {
   if (!report.first) report.first = error;
   report.ok = false;
@@ -296,6 +305,7 @@ LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
   bind_symbols(p, order, config_.bind_now ? Binding::now : Binding::lazy, report);
   for (auto& obj : p.objects) obj.relocated = true;
   report.searchlist = list;
+  summarize(p, 0, report);
   return report;
 }
 
@@ -303,17 +313,20 @@ LoadReport Simulator::dlopen(Process& process, const std::string& file, Binding 
                              int caller) {
   LoadReport report;
   Process p = process; // dlopen undoes everything on failure: work on a copy
+  const std::size_t preexisting = p.objects.size();
   int requester = caller >= 0 ? caller : p.main;
   MapResult m = map_object(p, requester, file, false, true, /*callmap=*/true);
   report.edges.push_back(Edge{requester, file, m.error ? -1 : m.object, m.via, m.dir, m.element, m.tried});
   if (m.error) {
     record(report, *m.error);
+    summarize(p, preexisting, report);
     return report;
   }
   int root = m.object;
   report.root = root;
   if (p.objects[at(root)].relocated) {
     report.searchlist = p.objects[at(root)].searchlist;
+    summarize(p, preexisting, report);
     return report; // already loaded: dlopen just returns it
   }
   std::vector<int> list = map_dependencies(p, root, false, true, report);
@@ -328,6 +341,7 @@ LoadReport Simulator::dlopen(Process& process, const std::string& file, Binding 
     if (!p.objects[at(*it)].relocated) order.push_back(*it);
   bind_symbols(p, order, binding, report);
   report.searchlist = list;
+  summarize(p, preexisting, report);
   if (!report.ok) return report;
   for (int o : list) {
     LoadedObject& obj = p.objects[at(o)];

@@ -1,0 +1,48 @@
+// condacuda doctor [ENV] [--json] [--dot] [--ld-library-path VALUE]
+#include "cli/commands.hpp"
+#include "report/doctor_report.hpp"
+#include "sys/doctor_inputs.hpp"
+#include "sys/file_view.hpp"
+
+namespace condacuda::cli {
+
+Command add_doctor(CLI::App& app) {
+  struct Args {
+    EnvArgs env;
+    OutputArgs out;
+    bool dot = false;
+    bool verbose = false;
+    std::optional<std::string> ld_library_path;
+    bool unset_llp = false;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "doctor", "Predict, without running anything, what the loader does with every CUDA library of the env");
+  add_env_args(sub, args->env);
+  add_output_args(sub, args->out);
+  sub->add_flag("--dot", args->dot, "Print the dependency graph (Graphviz DOT), failing edges in red");
+  sub->add_flag("-v,--verbose", args->verbose, "List every root, not only the failing ones");
+  sub->add_option("--ld-library-path", args->ld_library_path,
+                  "Assume this base LD_LIBRARY_PATH instead of this shell's ('' means set but empty)");
+  sub->add_flag("--no-ld-library-path", args->unset_llp, "Assume LD_LIBRARY_PATH is unset");
+  return {sub, [args] {
+            auto env = select_env(args->env);
+            if (!env) return int(exit_bad_input);
+            sys::DoctorRequest request{*env, std::nullopt};
+            if (args->unset_llp) request.ld_library_path = std::optional<std::string>();
+            else if (args->ld_library_path) request.ld_library_path = args->ld_library_path;
+            auto inputs = sys::doctor_inputs(request);
+            if (!inputs) {
+              print_error(inputs.error().describe());
+              return exit_code_for(inputs.error());
+            }
+            sys::DiskFileView files(inputs->config.machine);
+            auto report = doctor::run_doctor(std::move(*inputs), files);
+            if (args->dot) emit(report::doctor_dot(report));
+            else if (args->out.json) emit(report::doctor_json(report).dump() + "\n");
+            else emit(report::doctor_text(report, style_for(args->out), args->verbose));
+            return report.healthy() ? int(exit_ok) : int(exit_problems);
+          }};
+}
+
+} // namespace condacuda::cli

@@ -1,0 +1,337 @@
+// Findings from load reports. One finding per cause: the file that shadows,
+// the library nothing finds, the version nobody defines — each listing every
+// root it breaks, with the evidence and the fix.
+#include "doctor/diagnose.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "inventory/components.hpp"
+#include "loader/versions.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::doctor {
+
+namespace {
+namespace fs = std::filesystem;
+using loader::ErrorKind;
+using loader::FoundVia;
+
+std::string normal(const std::string& p) { return fs::path(p).lexically_normal().string(); }
+
+class Diagnosis {
+public:
+  Diagnosis(const DoctorReport& report, loader::FileSystemView& files)
+      : report_(report), files_(files), prefix_(normal(report.inputs.env.prefix)) {
+    while (prefix_.size() > 1 && prefix_.back() == '/') prefix_.pop_back();
+  }
+
+  std::vector<Finding> run() {
+    for (const auto& root : report_.roots) {
+      for (const auto& e : root.report.errors)
+        if (!e.lazy_only && !consequence_of_missing(root, e)) on_error(root, e);
+      on_loaded(root);
+    }
+    path_findings();
+    hook_findings();
+    return collect();
+  }
+
+private:
+  const DoctorReport& report_;
+  loader::FileSystemView& files_;
+  std::string prefix_;
+  std::map<std::string, Finding> groups_;
+  std::vector<std::string> order_;
+  std::set<std::string> blamed_; // files already named by an error finding
+
+  bool inside_env(const std::string& path) const { return normal(path).rfind(prefix_ + "/", 0) == 0; }
+  std::string shown(const std::string& path) const {
+    std::string n = normal(path);
+    return inside_env(n) ? n.substr(prefix_.size() + 1) : n;
+  }
+  std::string env_command() const { return "condacuda repair -p '" + report_.inputs.env.prefix + "'"; }
+
+  Finding& group(const std::string& key, const char* code, Severity severity) {
+    auto [it, inserted] = groups_.try_emplace(key);
+    if (inserted) {
+      it->second.code = code;
+      it->second.severity = severity;
+      order_.push_back(key);
+    }
+    return it->second;
+  }
+
+  // Symbols and versions that a library not found would have provided are
+  // not causes of their own: the not-found finding covers them.
+  static bool consequence_of_missing(const RootResult& root, const loader::LoadError& e) {
+    if (e.kind != ErrorKind::undefined_symbol && e.kind != ErrorKind::version_missing) return false;
+    for (const auto& other : root.report.errors)
+      if ((other.kind == ErrorKind::not_found || other.kind == ErrorKind::wrong_class || other.kind == ErrorKind::bad_file) &&
+          (e.library.empty() || other.objname == e.library))
+        return true;
+    return false;
+  }
+
+  static void add_affected(Finding& f, const RootResult& root) {
+    if (std::find(f.affects.begin(), f.affects.end(), root.file) == f.affects.end()) f.affects.push_back(root.file);
+    if (f.first_error.empty()) f.first_error = root.first_error;
+  }
+
+  const inventory::Library* env_library(const std::string& soname) const {
+    return report_.inputs.inventory.find_by_soname(soname);
+  }
+
+  static std::string via_phrase(FoundVia via, const std::string& element) {
+    switch (via) {
+    case FoundVia::ld_library_path: return "LD_LIBRARY_PATH entry '" + element + "', which the loader searches before RUNPATH";
+    case FoundVia::rpath: return "DT_RPATH entry '" + element + "'";
+    case FoundVia::exe_rpath: return "the program's DT_RPATH entry '" + element + "'";
+    case FoundVia::runpath: return "DT_RUNPATH entry '" + element + "'";
+    case FoundVia::ld_so_cache: return "/etc/ld.so.cache";
+    case FoundVia::default_dirs: return "the system directory " + element;
+    case FoundVia::already_loaded: return "an object already loaded under that name";
+    case FoundVia::same_file: return "the same file, already loaded";
+    case FoundVia::direct_path: return "its path in DT_NEEDED";
+    case FoundVia::not_found: return "nothing";
+    }
+    return "";
+  }
+
+  // Does the file define symbol@version (version "" = any definition)?
+  bool defines(const std::string& path, const std::string& symbol, const std::string& version) const {
+    const auto& probe = files_.probe(path);
+    if (!probe.elf || !probe.elf->has_symbols()) return false;
+    auto table = loader::build_version_table(*probe.elf);
+    bool found = false;
+    probe.elf->for_each_named(symbol, [&](std::uint32_t, const elf::Symbol& s) {
+      if (!s.defined()) return true;
+      found = version.empty() || (s.version < table.size() && table[s.version].name == version);
+      return !found;
+    });
+    return found;
+  }
+
+  void expect_env_file(Finding& f, const std::string& soname) const {
+    if (const auto* lib = env_library(soname)) {
+      f.expected = lib->file;
+      f.expected_package = lib->package.empty() ? "" : lib->package + " " + lib->version;
+    }
+  }
+
+  std::string install_hint(const std::string& soname) const {
+    auto kind = inventory::classify_library(soname);
+    if (!kind) return "install the package that provides " + soname + " into the env";
+    int major = kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
+    if (major < 0 && report_.inputs.inventory.cuda_majors.size() == 1) major = report_.inputs.inventory.cuda_majors[0];
+    std::string wheel = inventory::wheel_for_component(kind->id, major);
+    return "install " + soname + " into the env (pip: " + wheel + ", or the conda package of that component)";
+  }
+
+  void on_error(const RootResult& root, const loader::LoadError& e) {
+    const auto& objects = root.report.objects;
+    auto object_name = [&](int i) { return i >= 0 && i < static_cast<int>(objects.size()) ? objects[static_cast<std::size_t>(i)].name : std::string(); };
+    switch (e.kind) {
+    case ErrorKind::not_found:
+    case ErrorKind::wrong_class: not_found(root, e, object_name(e.object)); break;
+    case ErrorKind::undefined_symbol: undefined_symbol(root, e, object_name(e.object)); break;
+    case ErrorKind::version_missing: version_missing(root, e, object_name(e.required_by)); break;
+    case ErrorKind::bad_file:
+    case ErrorKind::dst: {
+      Finding& f = group("bad-file\n" + e.objname + e.text, code::bad_file, Severity::error);
+      f.title = e.objname + ": " + e.text;
+      f.resolved = e.objname;
+      f.evidence = {"the loader stops at this file: " + e.text};
+      f.fix = "remove or replace " + e.objname + ", or take its folder off the search path";
+      add_affected(f, root);
+      break;
+    }
+    case ErrorKind::assertion: {
+      Finding& f = group("abort", code::loader_abort, Severity::error);
+      f.title = "ld.so aborts: a versioned reference into a library without symbol versions";
+      f.evidence = {e.text};
+      f.fix = "replace the unversioned library with the env's own build";
+      add_affected(f, root);
+      break;
+    }
+    }
+  }
+
+  void not_found(const RootResult& root, const loader::LoadError& e, const std::string& requester) {
+    const std::string& soname = e.objname;
+    Finding& f = group("not-found\n" + soname, code::not_found, Severity::error);
+    f.library = soname;
+    f.title = soname + " is not found";
+    expect_env_file(f, soname);
+    std::string line = shown(requester) + " needs " + soname + "; no search path reaches it";
+    if (std::find(f.evidence.begin(), f.evidence.end(), line) == f.evidence.end()) f.evidence.push_back(line);
+    if (!f.expected.empty()) {
+      f.title = soname + " is in the env but not found from where it is needed";
+      f.fix = "run `" + env_command() + "`: it links " + soname + " next to the libraries that need it (RUNPATH "
+              "$ORIGIN then finds it without activation) and puts " + fs::path(f.expected).parent_path().string() +
+              " on LD_LIBRARY_PATH when the env is activated";
+    } else {
+      f.fix = install_hint(soname);
+    }
+    add_affected(f, root);
+  }
+
+  void undefined_symbol(const RootResult& root, const loader::LoadError& e, const std::string& referrer) {
+    // Who should have defined it: the object loaded for the version's file.
+    const loader::ObjectSummary* provider = nullptr;
+    for (const auto& o : root.report.objects)
+      if (!e.library.empty() && !o.faked && o.soname && *o.soname == e.library) provider = &o;
+    std::string key = "undefined\n" + (provider ? normal(provider->name) : e.library + "\n" + referrer);
+    Finding& f = group(key, code::undefined_symbol, Severity::error);
+    f.library = e.library;
+    f.version = e.version;
+    std::set<std::string> symbols;
+    for (const auto& s : util::split(f.symbols, ",")) if (!s.empty()) symbols.insert(s);
+    symbols.insert(e.name);
+    f.symbols = util::join(std::vector<std::string>(symbols.begin(), symbols.end()), ",");
+    std::string release = implied_release(e.name);
+    if (!release.empty() && util::compare_versions(release, f.min_release) > 0) f.min_release = release;
+    if (provider) {
+      f.resolved = normal(provider->name);
+      f.via = loader::to_string(provider->via);
+      f.via_entry = provider->via_element;
+      blamed_.insert(f.resolved);
+    }
+    expect_env_file(f, e.library);
+    std::string expected_abs = f.expected.empty() ? "" : normal(prefix_ + "/" + f.expected);
+    bool own_file = provider && !expected_abs.empty() && expected_abs == f.resolved;
+    if (!f.expected.empty() && !own_file) f.expected_satisfies = defines(expected_abs, e.name, e.version);
+    f.evidence.clear();
+    if (provider) {
+      f.title = e.library + " from " + (inside_env(f.resolved) ? "the env" : shown(f.resolved)) + " lacks " + f.symbols +
+                (f.version.empty() ? "" : " (version " + f.version + ")");
+      f.evidence.push_back("loaded for " + e.library + ": " + shown(f.resolved));
+      f.evidence.push_back("found through " + via_phrase(provider->via, provider->via_element));
+    } else {
+      f.title = "undefined symbol " + f.symbols + " in " + shown(referrer);
+    }
+    f.evidence.push_back("missing: " + f.symbols + (f.version.empty() ? "" : ", version " + f.version) +
+                         " (needed by " + shown(referrer) + ")");
+    if (!f.min_release.empty()) f.evidence.push_back("these entry points need nvJitLink >= " + f.min_release);
+    if (own_file) {
+      f.evidence.push_back("that is the env's own " + f.expected + " (" + f.expected_package + "): it is too old");
+      f.fix = "upgrade " + f.expected_package.substr(0, f.expected_package.find(' ')) +
+              (f.min_release.empty() ? "" : " to a release >= " + f.min_release) + " in the env";
+    } else if (!f.expected.empty()) {
+      f.evidence.push_back("the env's " + f.expected + " (" + f.expected_package + ") " +
+                           (f.expected_satisfies ? "defines it" : "does not define it either"));
+      f.fix = f.expected_satisfies
+                  ? "run `" + env_command() + "` (the env's folders go first once activated; `condacuda run` without "
+                    "activation)" + (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
+                  : install_hint(e.library) + (f.min_release.empty() ? "" : " (release >= " + f.min_release + ")");
+    } else {
+      f.fix = install_hint(e.library.empty() ? e.name : e.library);
+    }
+    add_affected(f, root);
+  }
+
+  void version_missing(const RootResult& root, const loader::LoadError& e, const std::string& requirer) {
+    std::string definer = normal(e.objname);
+    Finding& f = group("version\n" + definer + "\n" + e.version, code::version_not_found, Severity::error);
+    f.library = e.library;
+    f.version = e.version;
+    f.resolved = definer;
+    blamed_.insert(definer);
+    for (const auto& o : root.report.objects)
+      if (normal(o.name) == definer) {
+        f.via = loader::to_string(o.via);
+        f.via_entry = o.via_element;
+        break;
+      }
+    expect_env_file(f, e.library);
+    f.title = "version " + e.version + " is not defined by " + shown(definer);
+    f.evidence = {shown(requirer) + " requires version " + e.version + " of " + e.library,
+                  "loaded for it: " + shown(definer) + " (found through " +
+                      via_phrase(loader::FoundVia::not_found, "") + ")"};
+    if (!f.via.empty()) f.evidence.back() = "loaded for it: " + shown(definer) + ", found through " + f.via_entry;
+    f.fix = !f.expected.empty() && normal(prefix_ + "/" + f.expected) != definer
+                ? "run `" + env_command() + "` so the env's " + f.expected + " is found first"
+                : install_hint(e.library);
+    add_affected(f, root);
+  }
+
+  // Successful or not: objects taken from outside the env although the env has that soname.
+  void on_loaded(const RootResult& root) {
+    for (const auto& o : root.report.objects) {
+      if (o.faked || o.preexisting || !o.soname || inside_env(o.name)) continue;
+      const auto* lib = env_library(*o.soname);
+      if (!lib) continue;
+      std::string path = normal(o.name);
+      if (blamed_.count(path)) continue;
+      Finding& f = group("shadowed\n" + path, code::shadowed, Severity::warning);
+      f.library = *o.soname;
+      f.resolved = path;
+      f.via = loader::to_string(o.via);
+      f.via_entry = o.via_element;
+      f.title = *o.soname + " comes from " + path + ", not from the env";
+      expect_env_file(f, *o.soname);
+      f.evidence = {"found through " + via_phrase(o.via, o.via_element),
+                    "the env has " + f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
+      f.fix = "run `" + env_command() + "` so the env's own copy is found first";
+      add_affected(f, root);
+    }
+  }
+
+  void path_findings() {
+    const auto& llp = report_.inputs.config.ld_library_path;
+    if (!llp || llp->empty()) return;
+    auto entries = util::split(*llp, ":;");
+    std::vector<std::string> kept;
+    bool empty_entry = false;
+    for (const auto& entry : entries) {
+      if (entry.empty()) {
+        empty_entry = true;
+        continue;
+      }
+      kept.push_back(entry);
+      std::string dir = entry;
+      while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+      bool named_stubs = fs::path(dir).filename() == "stubs";
+      bool has_stub = files_.probe(normal(dir + "/libcuda.so")).elf && !files_.probe(normal(dir + "/libcuda.so.1")).elf;
+      if (named_stubs || has_stub) {
+        Finding& f = group("stubs\n" + entry, code::stubs_on_path, Severity::warning);
+        f.title = "a CUDA stubs folder is on LD_LIBRARY_PATH: " + entry;
+        f.via_entry = entry;
+        f.evidence = {"the toolkit's stub libcuda.so makes every CUDA call fail with CUDA_ERROR_STUB_LIBRARY (34)"};
+        f.fix = "remove '" + entry + "' from LD_LIBRARY_PATH (stubs are for linking only)";
+      }
+    }
+    if (empty_entry) {
+      Finding& f = group("empty-entry", code::empty_path_entry, Severity::warning);
+      f.title = "LD_LIBRARY_PATH has an empty entry, which means the current directory";
+      f.evidence = {"LD_LIBRARY_PATH='" + *llp + "'",
+                    "the loader then searches whatever directory a program runs in (the `export X=dir:$X` idiom "
+                    "does this when X was unset)"};
+      f.fix = "export LD_LIBRARY_PATH='" + util::join(kept, ":") + "'";
+    }
+  }
+
+  void hook_findings() {
+    for (const auto& script : report_.inputs.foreign_hooks) {
+      Finding& f = group("foreign\n" + script, code::foreign_hook, Severity::info);
+      f.title = "another activation script changes LD_LIBRARY_PATH: " + script;
+      f.evidence = {"doctor does not run other packages' activate.d scripts; their changes are not modelled"};
+      f.fix = "check the result with `condacuda doctor` from an activated shell";
+    }
+  }
+
+  std::vector<Finding> collect() {
+    std::vector<Finding> out;
+    for (const auto& key : order_) out.push_back(groups_[key]);
+    std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
+    return out;
+  }
+};
+} // namespace
+
+std::vector<Finding> diagnose(const DoctorReport& report, loader::FileSystemView& files) {
+  return Diagnosis(report, files).run();
+}
+
+} // namespace condacuda::doctor

@@ -1,0 +1,55 @@
+#pragma once
+// doctor: simulate dlopen(root, RTLD_NOW) for every CUDA library and every
+// consumer of an env, as the env's python (or a minimal C program) would, with
+// the LD_LIBRARY_PATH the env has once activated; turn the outcomes into
+// findings grouped by cause. Pure: files through FileSystemView.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "doctor/findings.hpp"
+#include "env/discovery.hpp"
+#include "inventory/inventory.hpp"
+#include "loader/simulator.hpp"
+
+namespace condacuda::doctor {
+
+struct DoctorInputs {
+  env::EnvRecord env;
+  inventory::Inventory inventory;
+  loader::LoaderConfig config;             // ld_library_path: the activated value
+  std::optional<std::string> base_ld_library_path; // before the env's hook
+  std::string ld_library_path_source;      // "caller" or "--ld-library-path"
+  std::vector<std::string> hook_folders;   // absolute folders the env's condacuda hook prepends
+  bool hook_present = false;
+  std::optional<std::string> host_program; // real path of the env's python; nullopt: minimal C host
+  std::vector<std::string> foreign_hooks;  // other activate.d scripts that touch LD_LIBRARY_PATH
+};
+
+struct RootResult {
+  std::string file;      // prefix-relative
+  std::string kind;      // "library" or "consumer"
+  std::string component; // for libraries
+  bool loads = true;
+  std::string first_error; // the loader's text (dlerror / ImportError) when it fails
+  loader::LoadReport report;
+};
+
+struct DoctorReport {
+  DoctorInputs inputs;
+  std::string host_description; // "python /usr/bin/python3.11" or "minimal C program (libc only)"
+  std::optional<std::string> host_error; // the host itself could not start
+  std::vector<RootResult> roots;
+  std::vector<Finding> findings;
+
+  int count(Severity s) const;
+  bool healthy() const { return count(Severity::error) == 0; }
+};
+
+DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files);
+
+// The release an nvJitLink entry point name implies: "__nvJitLinkAddData_12_4"
+// -> "12.4"; "" for other names.
+std::string implied_release(const std::string& symbol);
+
+} // namespace condacuda::doctor

@@ -1,0 +1,49 @@
+#pragma once
+// Findings: what doctor (and repair's verification) report, with stable codes
+// (README "Findings") and the evidence behind each.
+#include <string>
+#include <vector>
+
+namespace condacuda::doctor {
+
+enum class Severity { error, warning, info };
+const char* to_string(Severity s);
+
+// Stable finding codes.
+namespace code {
+inline constexpr const char* not_found = "not-found";
+inline constexpr const char* undefined_symbol = "undefined-symbol";
+inline constexpr const char* version_not_found = "version-not-found";
+inline constexpr const char* bad_file = "bad-file";
+inline constexpr const char* loader_abort = "loader-abort";
+inline constexpr const char* shadowed = "shadowed";
+inline constexpr const char* empty_path_entry = "empty-path-entry";
+inline constexpr const char* stubs_on_path = "stubs-on-path";
+inline constexpr const char* foreign_hook = "foreign-hook";
+inline constexpr const char* stale_hook = "stale-hook";
+inline constexpr const char* record_mismatch = "record-mismatch";
+inline constexpr const char* misaligned = "misaligned";
+inline constexpr const char* driver_too_old = "driver-too-old";
+} // namespace code
+
+struct Finding {
+  std::string code;
+  Severity severity = Severity::error;
+  std::string title;       // one line: what is wrong
+  std::string library;     // the soname concerned
+  std::string symbols;     // missing symbols, comma-separated (undefined-symbol)
+  std::string version;     // the version node
+  std::string resolved;    // the file the loader chose (absolute)
+  std::string via;         // the search step that chose it (loader::FoundVia name)
+  std::string via_entry;   // the list element (e.g. the LD_LIBRARY_PATH entry)
+  std::string expected;    // the env's own file for that soname (prefix-relative), if any
+  std::string expected_package; // its package and version
+  bool expected_satisfies = false; // the env's file defines what was missing
+  std::string min_release; // the release implied by versioned entry points (__nvJitLink*_12_4 -> 12.4)
+  std::vector<std::string> evidence; // "why" lines, for people
+  std::vector<std::string> affects;  // roots that fail or are affected (prefix-relative)
+  std::string first_error;           // the loader's text for the first affected root
+  std::string fix;
+};
+
+} // namespace condacuda::doctor

@@ -1,0 +1,39 @@
+#pragma once
+// The manifest of what `condacuda repair` created in an env
+// ($PREFIX/etc/condacuda/manifest.yml, never under conda-meta/, where conda
+// reads every file as a package record). `undo` removes exactly what it
+// lists, when unchanged. Deterministic YAML: version first, fixed key order.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.hpp"
+
+namespace condacuda::repair {
+
+inline constexpr const char* manifest_path = "etc/condacuda/manifest.yml";
+
+struct ManifestEntry {
+  enum class Kind { file, symlink };
+  std::string path; // relative to the prefix
+  Kind kind = Kind::file;
+  std::string sha256; // files: of the content written
+  std::string target; // symlinks: the link text (relative)
+  bool operator==(const ManifestEntry&) const = default;
+};
+
+struct Manifest {
+  int version = 1;
+  std::string tool;                 // "condacuda 0.1.0"
+  std::vector<std::string> folders; // put first on LD_LIBRARY_PATH by the hooks, relative to the prefix
+  std::vector<ManifestEntry> entries;
+  bool operator==(const Manifest&) const = default;
+};
+
+std::string render_manifest(const Manifest& manifest);
+
+// Errors: ErrorCode::corrupt with the line and column yaml-cpp reports, or
+// naming the missing/ill-typed key; unsupported for a newer version.
+Result<Manifest> parse_manifest(std::string_view text);
+
+} // namespace condacuda::repair

@@ -1,0 +1,203 @@
+#include "report/doctor_report.hpp"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "report/info_report.hpp"
+
+namespace condacuda::report {
+
+using util::Json;
+
+namespace {
+Json optional_string(const std::string& s) { return s.empty() ? Json() : Json(s); }
+
+Json strings(const std::vector<std::string>& v) {
+  Json a = Json::array();
+  for (const auto& s : v) a.push(s);
+  return a;
+}
+
+Json finding_json(const doctor::Finding& f) {
+  Json j = Json::object();
+  j.set("code", f.code);
+  j.set("severity", doctor::to_string(f.severity));
+  j.set("title", f.title);
+  j.set("library", optional_string(f.library));
+  j.set("symbol", optional_string(f.symbols));
+  j.set("version", optional_string(f.version));
+  j.set("resolved_path", optional_string(f.resolved));
+  j.set("via", optional_string(f.via));
+  j.set("via_entry", optional_string(f.via_entry));
+  j.set("expected", optional_string(f.expected));
+  j.set("expected_package", optional_string(f.expected_package));
+  j.set("expected_satisfies", f.expected_satisfies);
+  j.set("min_release", optional_string(f.min_release));
+  j.set("evidence", strings(f.evidence));
+  j.set("affects", strings(f.affects));
+  j.set("first_error", optional_string(f.first_error));
+  j.set("fix", f.fix);
+  return j;
+}
+
+Json path_value(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
+} // namespace
+
+Json doctor_json(const doctor::DoctorReport& r) {
+  const auto& in = r.inputs;
+  Json j = Json::object();
+  j.set("schema", "condacuda.doctor/1");
+  j.set("env", env_json(in.env));
+  Json llp = Json::object();
+  llp.set("base", path_value(in.base_ld_library_path));
+  llp.set("source", in.ld_library_path_source);
+  llp.set("hook_applied", in.hook_present);
+  llp.set("assumed", path_value(in.config.ld_library_path));
+  j.set("ld_library_path", llp);
+  Json host = Json::object();
+  host.set("kind", in.host_program ? "python" : "minimal");
+  host.set("program", in.host_program ? Json(*in.host_program) : Json());
+  host.set("error", r.host_error ? Json(*r.host_error) : Json());
+  j.set("host", host);
+  Json loader = Json::object();
+  loader.set("glibc", "2." + std::to_string(in.config.glibc_minor));
+  loader.set("platform", in.config.platform);
+  loader.set("hwcaps", strings(in.config.hwcaps_active));
+  loader.set("cwd", in.config.cwd);
+  j.set("loader", loader);
+  int fails = 0;
+  Json roots = Json::array();
+  for (const auto& root : r.roots) {
+    Json rj = Json::object();
+    rj.set("file", root.file);
+    rj.set("kind", root.kind);
+    if (!root.component.empty()) rj.set("component", root.component);
+    rj.set("verdict", root.loads ? "loads" : "fails");
+    rj.set("error", optional_string(root.first_error));
+    Json all = Json::array();
+    for (const auto& e : root.report.errors)
+      if (!e.lazy_only) all.push(e.kind == loader::ErrorKind::assertion ? e.text : e.message());
+    rj.set("errors", all);
+    if (!root.loads) ++fails;
+    roots.push(rj);
+  }
+  Json summary = Json::object();
+  summary.set("roots", static_cast<int>(r.roots.size()));
+  summary.set("loads", static_cast<int>(r.roots.size()) - fails);
+  summary.set("fails", fails);
+  summary.set("errors", r.count(doctor::Severity::error));
+  summary.set("warnings", r.count(doctor::Severity::warning));
+  j.set("summary", summary);
+  j.set("healthy", r.healthy());
+  j.set("roots", roots);
+  Json findings = Json::array();
+  for (const auto& f : r.findings) findings.push(finding_json(f));
+  j.set("findings", findings);
+  return j;
+}
+
+std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool verbose) {
+  const auto& in = r.inputs;
+  std::string out;
+  out += style.bold("env") + "   " + in.env.name + " (" + env::to_string(in.env.kind) + ")  " + in.env.prefix + "\n";
+  std::string llp = in.config.ld_library_path ? "'" + *in.config.ld_library_path + "'" : "(unset)";
+  out += style.bold("LD_LIBRARY_PATH") + " " + llp + "  " +
+         style.dim("(" + std::string(in.ld_library_path_source == "caller" ? "this shell's" : "given") +
+                   (in.hook_present ? ", with the env's condacuda hook applied)" : "; the env has no condacuda hook)")) +
+         "\n";
+  out += style.bold("host") + "  " + r.host_description + style.dim("  glibc 2." + std::to_string(in.config.glibc_minor)) + "\n";
+  if (r.host_error) out += style.red("the host itself fails to start: ") + *r.host_error;
+  int fails = 0;
+  for (const auto& root : r.roots) fails += root.loads ? 0 : 1;
+  out += "\n" + std::to_string(r.roots.size()) + " roots (CUDA libraries and their consumers), each opened like `import` does: " +
+         (fails ? style.red(std::to_string(fails) + " fail") : style.green("all load")) + "\n";
+  if (fails || verbose) {
+    Table t({"ROOT", "VERDICT", "FIRST ERROR"});
+    for (const auto& root : r.roots)
+      if (!root.loads || verbose) t.add({root.file, root.loads ? "loads" : "fails", root.first_error});
+    out += t.render(style, 2);
+  }
+  for (const auto& f : r.findings) {
+    std::string sev = doctor::to_string(f.severity);
+    std::string label = f.severity == doctor::Severity::error ? style.red(style.bold("ERROR"))
+                        : f.severity == doctor::Severity::warning ? style.yellow(style.bold("WARN "))
+                                                                  : style.dim("INFO ");
+    out += "\n" + label + " " + style.bold(f.code) + "  " + f.title + "\n";
+    for (const auto& line : f.evidence) out += "  " + style.dim("why") + "  " + line + "\n";
+    if (!f.affects.empty()) {
+      out += "  " + style.dim("breaks") + " ";
+      for (std::size_t i = 0; i < f.affects.size(); ++i) out += (i ? ", " : "") + f.affects[i];
+      out += "\n";
+    }
+    if (!f.first_error.empty()) out += "  " + style.dim("error") + " " + f.first_error + "\n";
+    out += "  " + style.green("fix") + "  " + f.fix + "\n";
+  }
+  out += "\n" + (r.healthy() ? style.green("healthy") : style.red("not healthy")) + ": " +
+         std::to_string(r.count(doctor::Severity::error)) + " error(s), " +
+         std::to_string(r.count(doctor::Severity::warning)) + " warning(s)\n";
+  return out;
+}
+
+std::string doctor_dot(const doctor::DoctorReport& r) {
+  // Nodes are files (one per path over all roots); edges are DT_NEEDED
+  // resolutions. Failing edges are red: not found, or the edge to a library
+  // that lacks a symbol or version a root needed.
+  std::map<std::string, std::string> ids;
+  std::set<std::string> roots, failing_nodes, edges_seen;
+  std::string body;
+  auto id = [&](const std::string& name) {
+    auto it = ids.find(name);
+    if (it != ids.end()) return it->second;
+    std::string n = "n" + std::to_string(ids.size());
+    ids.emplace(name, n);
+    return n;
+  };
+  auto quote = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+    return q + "\"";
+  };
+  for (const auto& root : r.roots) {
+    const auto& objs = root.report.objects;
+    std::set<std::string> bad_targets;
+    for (const auto& e : root.report.errors) {
+      if (e.kind == loader::ErrorKind::version_missing && e.object >= 0) bad_targets.insert(objs[static_cast<std::size_t>(e.object)].name);
+      if (e.kind == loader::ErrorKind::undefined_symbol && !e.library.empty())
+        for (const auto& o : objs)
+          if (o.soname && *o.soname == e.library) bad_targets.insert(o.name);
+    }
+    for (const auto& e : root.report.edges) {
+      if (e.from < 0 || e.from >= static_cast<int>(objs.size())) continue;
+      const auto& from = objs[static_cast<std::size_t>(e.from)];
+      if (from.preexisting && e.to >= 0 && objs[static_cast<std::size_t>(e.to)].preexisting) continue; // host internals
+      std::string target = e.to >= 0 ? objs[static_cast<std::size_t>(e.to)].name : "not found: " + e.needed;
+      if (e.to < 0) failing_nodes.insert(target);
+      if (e.to >= 0 && objs[static_cast<std::size_t>(e.to)].preexisting && objs[static_cast<std::size_t>(e.to)].name.find("libc.so") != std::string::npos)
+        continue; // every object needs libc: leave it out
+      bool bad = e.to < 0 || bad_targets.count(target);
+      std::string key = from.name + "\n" + target;
+      if (!edges_seen.insert(key).second) continue;
+      body += "  " + id(from.name) + " -> " + id(target) + " [label=" + quote(e.needed) +
+              (bad ? ", color=red, fontcolor=red, penwidth=2" : "") + "];\n";
+      if (bad && e.to >= 0) failing_nodes.insert(target);
+    }
+    std::string root_path = r.inputs.env.prefix + "/" + root.file;
+    for (const auto& o : objs)
+      if (!o.preexisting && std::filesystem::path(o.name).lexically_normal() == std::filesystem::path(root_path).lexically_normal())
+        roots.insert(o.name);
+  }
+  std::string out = "digraph condacuda {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+  for (const auto& [name, n] : ids) {
+    std::string label = name;
+    std::string prefix = r.inputs.env.prefix + "/";
+    if (label.rfind(prefix, 0) == 0) label = label.substr(prefix.size());
+    std::string attrs = "label=" + quote(label);
+    if (roots.count(name)) attrs += ", style=bold";
+    if (failing_nodes.count(name)) attrs += ", color=red, fontcolor=red";
+    out += "  " + n + " [" + attrs + "];\n";
+  }
+  return out + body + "}\n";
+}
+
+} // namespace condacuda::report

@@ -1,0 +1,16 @@
+#pragma once
+// `condacuda doctor` output: text for people, JSON (condacuda.doctor/1) and
+// the dependency graph in Graphviz DOT.
+#include <string>
+
+#include "doctor/doctor.hpp"
+#include "report/table.hpp"
+#include "util/json.hpp"
+
+namespace condacuda::report {
+
+util::Json doctor_json(const doctor::DoctorReport& report);
+std::string doctor_text(const doctor::DoctorReport& report, const Style& style, bool verbose = false);
+std::string doctor_dot(const doctor::DoctorReport& report);
+
+} // namespace condacuda::report
