@@ -31,12 +31,12 @@ Command add_doctor(CLI::App& app) {
             sys::DoctorRequest request{*env, std::nullopt};
             if (args->unset_llp) request.ld_library_path = std::optional<std::string>();
             else if (args->ld_library_path) request.ld_library_path = args->ld_library_path;
-            auto inputs = sys::doctor_inputs(request);
+            sys::DiskFileView& files = sys::process_file_view();
+            auto inputs = sys::doctor_inputs(request, files);
             if (!inputs) {
               print_error(inputs.error().describe());
               return exit_code_for(inputs.error());
             }
-            sys::DiskFileView files(inputs->config.machine);
             auto report = doctor::run_doctor(std::move(*inputs), files);
             if (args->dot) emit(report::doctor_dot(report));
             else if (args->out.json) emit(report::doctor_json(report).dump() + "\n");

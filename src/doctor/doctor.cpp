@@ -56,9 +56,8 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
     r.file = file;
     r.kind = kind;
     r.component = component;
-    loader::Process p = host;
     std::string path = std::filesystem::path(in.env.prefix + "/" + file).lexically_normal().string();
-    r.report = sim.dlopen(p, path, loader::Binding::now, loader::Visibility::local);
+    r.report = sim.trial_dlopen(host, path, loader::Binding::now);
     r.loads = r.report.ok;
     if (!r.loads) {
       const auto& e = *r.report.first;

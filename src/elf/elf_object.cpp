@@ -293,6 +293,7 @@ Status ElfObject::parse_symbols() {
   if (!reader_.has(symtab_offset_, static_cast<std::uint64_t>(*count) * sym_size))
     return corrupt("dynamic symbol table extends past the end of the file");
   symbol_count_ = *count;
+  prepare_gnu_hash();
   if (versym_) {
     auto v = vaddr_to_offset(*versym_);
     if (!v || !reader_.has(*v, 2ull * symbol_count_)) return corrupt("DT_VERSYM table extends past the end of the file");
@@ -401,30 +402,43 @@ std::optional<Symbol> ElfObject::symbol(std::uint32_t index) const {
   return s;
 }
 
-void ElfObject::lookup_candidates(std::string_view name, const std::function<bool(std::uint32_t)>& visit) const {
-  if (gnu_hash_offset_) {
+void ElfObject::prepare_gnu_hash() {
+  if (!gnu_hash_offset_) return;
+  std::uint64_t gh = *gnu_hash_offset_;
+  auto nbuckets = reader_.u32(gh), symoffset = reader_.u32(gh + 4), bloom_size = reader_.u32(gh + 8);
+  auto shift = reader_.u32(gh + 12);
+  if (!nbuckets || !symoffset || !bloom_size || !shift || *nbuckets == 0 || *bloom_size == 0) return;
+  // ld.so masks the bloom index with bloom_size - 1: a power of two.
+  if ((*bloom_size & (*bloom_size - 1)) != 0) return;
+  GnuHash g;
+  g.nbuckets = *nbuckets;
+  g.symoffset = *symoffset;
+  g.bloom_size = *bloom_size;
+  g.shift = *shift & 63;
+  g.bloom = gh + 16;
+  g.buckets = g.bloom + 8ull * g.bloom_size;
+  g.chain = g.buckets + 4ull * g.nbuckets;
+  if (!reader_.has(g.bloom, 8ull * g.bloom_size + 4ull * g.nbuckets)) return;
+  g.valid = true;
+  gnu_ = g;
+}
+
+void ElfObject::lookup_candidates(std::string_view name, FunctionRef visit) const {
+  if (gnu_.valid) {
     // Same walk as do_lookup_x with DT_GNU_HASH (elf/dl-lookup.c).
-    std::uint64_t gh = *gnu_hash_offset_;
-    auto nbuckets = reader_.u32(gh), symoffset = reader_.u32(gh + 4), bloom_size = reader_.u32(gh + 8);
-    auto shift = reader_.u32(gh + 12);
-    if (nbuckets && symoffset && bloom_size && shift && *nbuckets && *bloom_size) {
-      std::uint32_t h = gnu_hash(name);
-      auto word = reader_.u64(gh + 16 + 8ull * ((h / 64) & (*bloom_size - 1)));
-      if (!word) return;
-      std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> (*shift & 63)) % 64));
-      if ((*word & mask) != mask) return;
-      std::uint64_t buckets = gh + 16 + 8ull * *bloom_size;
-      std::uint64_t chain = buckets + 4ull * *nbuckets;
-      auto idx = reader_.u32(buckets + 4ull * (h % *nbuckets));
-      if (!idx || *idx == 0 || *idx < *symoffset) return;
-      for (std::uint32_t i = *idx; i < symbol_count_; ++i) {
-        auto hv = reader_.u32(chain + 4ull * (i - *symoffset));
-        if (!hv) return;
-        if (((*hv ^ h) >> 1) == 0 && !visit(i)) return;
-        if (*hv & 1u) return;
-      }
-      return;
+    std::uint32_t h = gnu_hash(name);
+    std::uint64_t word = *reader_.u64(gnu_.bloom + 8ull * ((h / 64) & (gnu_.bloom_size - 1)));
+    std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> gnu_.shift) % 64));
+    if ((word & mask) != mask) return;
+    std::uint32_t idx = *reader_.u32(gnu_.buckets + 4ull * (h % gnu_.nbuckets));
+    if (idx == 0 || idx < gnu_.symoffset) return;
+    for (std::uint32_t i = idx; i < symbol_count_; ++i) {
+      auto hv = reader_.u32(gnu_.chain + 4ull * (i - gnu_.symoffset));
+      if (!hv) return;
+      if (((*hv ^ h) >> 1) == 0 && !visit(i)) return;
+      if (*hv & 1u) return;
     }
+    return;
   }
   if (sysv_hash_offset_) {
     std::uint64_t sh = *sysv_hash_offset_;

@@ -98,6 +98,9 @@ public:
   // caller adds the path.
   static Result<std::shared_ptr<const ElfObject>> parse(FileBytes bytes, bool with_symbols = true);
 
+  // The bytes this object reads (to parse them again with symbols, say).
+  const FileBytes& bytes() const { return bytes_; }
+
   std::uint8_t elf_class() const { return class_; }
   std::uint16_t machine() const { return machine_; }
   std::uint16_t type() const { return type_; }
@@ -123,11 +126,12 @@ public:
   // ld.so's do_lookup_x visits them. Stops when f returns false.
   template <class F>
   void for_each_named(std::string_view name, F&& f) const {
-    lookup_candidates(name, [&](std::uint32_t i) {
+    auto visit = [&](std::uint32_t i) {
       auto s = symbol(i);
       if (!s || s->name != name) return true;
       return f(i, *s);
-    });
+    };
+    lookup_candidates(name, FunctionRef(visit));
   }
 
   // Symbol indices in the order ld.so relocates them (DT_RELA/DT_REL, then
@@ -149,7 +153,19 @@ private:
   std::optional<std::uint64_t> vaddr_to_offset(std::uint64_t vaddr) const;
   std::optional<std::string_view> dynstr(std::uint64_t offset) const;
   std::optional<std::uint32_t> count_symbols() const;
-  void lookup_candidates(std::string_view name, const std::function<bool(std::uint32_t)>& visit) const;
+  // A non-owning callable reference: lookups are hot, std::function allocates.
+  class FunctionRef {
+  public:
+    template <class F>
+    explicit FunctionRef(F& f) : object_(&f), call_([](void* o, std::uint32_t i) { return (*static_cast<F*>(o))(i); }) {}
+    bool operator()(std::uint32_t i) const { return call_(object_, i); }
+
+  private:
+    void* object_;
+    bool (*call_)(void*, std::uint32_t);
+  };
+  void lookup_candidates(std::string_view name, FunctionRef visit) const;
+  void prepare_gnu_hash();
 
   struct Segment {
     std::uint64_t vaddr, offset, filesz;
@@ -179,6 +195,12 @@ private:
   std::uint32_t symbol_count_ = 0;
   std::optional<std::uint64_t> versym_offset_;
   std::optional<std::uint64_t> gnu_hash_offset_, sysv_hash_offset_;
+  // DT_GNU_HASH header, validated once at parse time (valid == false: use the fallbacks).
+  struct GnuHash {
+    bool valid = false;
+    std::uint32_t nbuckets = 0, symoffset = 0, bloom_size = 0, shift = 0;
+    std::uint64_t bloom = 0, buckets = 0, chain = 0; // file offsets
+  } gnu_;
   std::vector<VersionDefinition> verdefs_;
   std::vector<VersionNeed> verneeds_;
   std::vector<std::uint32_t> undefined_;

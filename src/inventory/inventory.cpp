@@ -33,12 +33,18 @@ std::map<std::string, Owner> ownership(const EnvSnapshot& s) {
   std::map<std::string, Owner> owners;
   for (const auto& pkg : s.conda_packages) {
     Owner o{"conda", pkg.name, pkg.version, pkg.build, std::nullopt, conda_cuda_version_pin(pkg.depends)};
-    for (const auto& f : pkg.files) owners.emplace(f, o);
+    for (const auto& f : pkg.files) {
+      auto slash = f.rfind('/');
+      if (looks_like_shared_library(slash == std::string::npos ? f : f.substr(slash + 1))) owners.emplace(f, o);
+    }
   }
   for (const auto& dist : s.distributions) {
     std::string normalized = normalize_package_name(dist.name);
     Owner o{"pip", normalized, dist.version, "", wheel_cuda_suffix(normalized), std::nullopt};
     for (const auto& f : dist.files) {
+      // Only shared objects are looked up; skip headers and Python files early.
+      auto slash = f.path.rfind('/');
+      if (!looks_like_shared_library(slash == std::string::npos ? f.path : f.path.substr(slash + 1))) continue;
       auto rel = std::filesystem::path(dist.site_packages + "/" + f.path).lexically_normal().generic_string();
       owners[rel] = o; // pip's record wins over a conda record for the same path
     }

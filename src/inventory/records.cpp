@@ -35,14 +35,28 @@ std::vector<std::string> csv_fields(std::string_view line) {
 
 std::vector<RecordEntry> parse_record(std::string_view text) {
   std::vector<RecordEntry> out;
-  for (const auto& raw : util::split(text, "\n")) {
-    std::string_view line = util::trim(raw);
+  while (!text.empty()) {
+    auto nl = text.find('\n');
+    std::string_view line = util::trim(text.substr(0, nl));
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (line.empty()) continue;
-    auto f = csv_fields(line);
     RecordEntry e;
-    e.path = f[0];
-    if (f.size() > 1) e.hash = f[1];
-    if (f.size() > 2) e.size = f[2];
+    if (line.find('"') == std::string_view::npos) {
+      // The common case, no quoting: split at the first two commas.
+      auto c1 = line.find(',');
+      e.path = std::string(line.substr(0, c1));
+      if (c1 != std::string_view::npos) {
+        auto rest = line.substr(c1 + 1);
+        auto c2 = rest.find(',');
+        e.hash = std::string(rest.substr(0, c2));
+        if (c2 != std::string_view::npos) e.size = std::string(rest.substr(c2 + 1));
+      }
+    } else {
+      auto f = csv_fields(line);
+      e.path = f[0];
+      if (f.size() > 1) e.hash = f[1];
+      if (f.size() > 2) e.size = f[2];
+    }
     out.push_back(std::move(e));
   }
   return out;

@@ -1,6 +1,8 @@
 // Symbol binding: the l_versions table (_dl_check_map_versions), check_match
 // and do_lookup_x of glibc's elf/dl-version.c and elf/dl-lookup.c
 // (loader.md §6.3, §6.4, §7).
+#include <algorithm>
+
 #include "elf/elf_constants.hpp"
 #include "loader/simulator.hpp"
 #include "loader/versions.hpp"
@@ -69,11 +71,14 @@ bool Simulator::do_lookup(const LoadedObject& obj, const elf::Symbol& ref, const
   return found && (found_bind == elf::stb_global || found_bind == elf::stb_weak || found_bind == elf::stb_gnu_unique);
 }
 
-Simulator::Lookup Simulator::lookup(const Process& p, int referrer, const elf::Symbol& ref, const VersionRef* version) {
+Simulator::Lookup Simulator::lookup(const Process& p, int referrer, const elf::Symbol& ref, const VersionRef* version,
+                                    std::size_t first, std::size_t last) {
   // _dl_lookup_symbol_x: the referrer's scopes in order, each object in
   // order; the first definition wins.
   const LoadedObject& obj = p.objects[static_cast<std::size_t>(referrer)];
-  for (const auto& list : obj.scope) {
+  last = std::min(last, obj.scope.size());
+  for (std::size_t s = first; s < last; ++s) {
+    const auto& list = obj.scope[s];
     for (int index : list) {
       const LoadedObject& candidate = p.objects[static_cast<std::size_t>(index)];
       if (candidate.faked || !candidate.elf || !candidate.elf->has_symbols()) continue;
@@ -84,6 +89,18 @@ Simulator::Lookup Simulator::lookup(const Process& p, int referrer, const elf::S
     }
   }
   return Lookup{};
+}
+
+Simulator::Cached Simulator::lookup_stable(const Process& p, int referrer, std::uint32_t index, const elf::Symbol& ref,
+                                           const VersionRef* version, std::uint64_t global_fingerprint) {
+  const LoadedObject& obj = p.objects[static_cast<std::size_t>(referrer)];
+  BindKey key{obj.elf.get(), index, global_fingerprint};
+  auto it = bind_cache_.find(key);
+  if (it != bind_cache_.end()) return it->second;
+  Lookup found = lookup(p, referrer, ref, version, 0, obj.stable_scopes);
+  Cached result = found.assertion ? Cached::assertion : found.object >= 0 ? Cached::found : Cached::not_found;
+  bind_cache_.emplace(key, result);
+  return result;
 }
 
 Simulator::BoundSymbol Simulator::resolve(const Process& process, int referrer, std::string_view name) {

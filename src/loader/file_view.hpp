@@ -28,6 +28,10 @@ public:
   // The probe of an absolute path, cached by the implementation. The model
   // makes relative paths absolute against its configured cwd first.
   virtual const FileProbe& probe(const std::string& absolute_path) = 0;
+  // Whether a directory exists (ld.so marks missing search directories
+  // "nonexisting" and skips them; the model uses this to avoid probing every
+  // candidate under them). Default: through probe().
+  virtual bool directory_exists(const std::string& absolute_path) { return probe(absolute_path).is_directory; }
 };
 
 } // namespace condacuda::loader

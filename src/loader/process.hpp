@@ -60,6 +60,10 @@ struct LoadedObject {
   std::vector<int> initfini;   // [self, direct dependencies...] (sorting input)
   std::vector<int> searchlist; // dlopen roots and the executable: the breadth-first list
   std::vector<std::vector<int>> scope; // l_scope: lists of objects searched for symbols
+  // How many leading lists of `scope` do not depend on the dlopen root (the
+  // object itself under DT_SYMBOLIC, the global scope): binding results in
+  // them can be reused across roots.
+  std::size_t stable_scopes = 0;
   // Provenance for reports.
   FoundVia via = FoundVia::not_found;
   std::string via_dir;  // the search directory that held it (ends in '/')

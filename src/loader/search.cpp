@@ -111,7 +111,14 @@ Simulator::ListResult Simulator::search_list(const std::vector<SearchDir>& dirs,
   // open_path: one directory at a time, its hwcaps subdirectories first.
   for (const auto& dir : dirs) {
     for (const auto& sub : subdirs_) {
-      std::string path = dir.dir + sub + name;
+      std::string folder = dir.dir + sub;
+      std::string path = folder + name;
+      if (!files_.directory_exists(absolute(folder.empty() ? "." : folder))) {
+        // A missing directory: open() would fail with ENOENT (ld.so remembers it as nonexisting).
+        tried.push_back(Candidate{path, step, Candidate::Outcome::missing});
+        last_errno = ENOENT;
+        continue;
+      }
       auto outcome = try_candidate(path, step, tried, other_class, last_errno, fatal);
       if (outcome == Candidate::Outcome::accepted) {
         hit = SearchHit{path, dir.dir, dir.element, step};
@@ -125,8 +132,51 @@ Simulator::ListResult Simulator::search_list(const std::vector<SearchDir>& dirs,
   return ListResult::not_found;
 }
 
+std::string Simulator::search_key(const Process& p, int requester, const std::string& name) const {
+  // Everything the search depends on besides the (unchanging) files: the
+  // name, LD_LIBRARY_PATH, the requester's RUNPATH or its RPATH chain and the
+  // executable's RPATH, and DF_1_NODEFLIB.
+  std::string key = name;
+  key += '\0';
+  for (const auto& d : p.ld_library_path) key += d.dir + ':';
+  auto paths = [&](int index) {
+    const LoadedObject& o = p.objects[static_cast<std::size_t>(index)];
+    key += '\0';
+    key += o.origin.value_or("?");
+    if (o.elf) {
+      const auto& dyn = o.elf->dynamic();
+      key += dyn.runpath ? "R" + std::string(*dyn.runpath) : "";
+      key += dyn.rpath ? "P" + std::string(*dyn.rpath) : "";
+      key += (dyn.flags_1 & elf::df_1_nodeflib) ? "N" : "";
+    }
+  };
+  for (int l = requester; l >= 0; l = p.objects[static_cast<std::size_t>(l)].loader) paths(l);
+  if (p.main >= 0) paths(p.main);
+  return key;
+}
+
 std::optional<LoadError> Simulator::search(Process& p, int requester, const std::string& name, SearchHit& hit,
                                            std::vector<Candidate>& tried, bool& other_class, int& last_errno) {
+  // Doctor asks the same question for every root (libm for each CUDA
+  // library...): answers are memoised, the files do not change during a run.
+  std::string key = search_key(p, requester, name);
+  auto it = search_memo_.find(key);
+  if (it == search_memo_.end()) {
+    SearchMemo memo;
+    memo.fatal = search_uncached(p, requester, name, memo.hit, memo.tried, memo.other_class, memo.last_errno);
+    it = search_memo_.emplace(std::move(key), std::move(memo)).first;
+  }
+  const SearchMemo& memo = it->second;
+  hit = memo.hit;
+  tried.insert(tried.end(), memo.tried.begin(), memo.tried.end());
+  other_class = other_class || memo.other_class;
+  if (memo.last_errno) last_errno = memo.last_errno;
+  return memo.fatal;
+}
+
+std::optional<LoadError> Simulator::search_uncached(Process& p, int requester, const std::string& name, SearchHit& hit,
+                                                    std::vector<Candidate>& tried, bool& other_class,
+                                                    int& last_errno) {
   std::optional<LoadError> fatal;
   auto run = [&](const std::vector<SearchDir>& dirs, FoundVia step) {
     auto r = search_list(dirs, step, name, hit, tried, other_class, last_errno, fatal);

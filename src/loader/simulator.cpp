@@ -162,10 +162,16 @@ void Simulator::set_scope(Process& p, int object, int local_root) const {
   obj.scope.clear();
   if (obj.elf && obj.elf->dynamic().symbolic && !obj.is_main) obj.scope.push_back({object});
   obj.scope.push_back(p.global_scope);
+  obj.stable_scopes = obj.scope.size();
   if (local_root >= 0 && local_root != p.main) obj.scope.push_back(p.objects[at(local_root)].searchlist);
 }
 
 void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
+  std::uint64_t global = 1469598103934665603ull; // FNV-1a over the global scope's files
+  for (int g : p.global_scope) {
+    global ^= reinterpret_cast<std::uintptr_t>(p.objects[at(g)].elf.get());
+    global *= 1099511628211ull;
+  }
   for (int l : order) {
     const LoadedObject& obj = p.objects[at(l)];
     if (obj.faked || !obj.elf || !obj.elf->has_symbols()) continue;
@@ -184,7 +190,13 @@ void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Bi
       const VersionRef* version = nullptr;
       if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
         version = &versions[sym->version];
-      Lookup found = lookup(p, l, *sym, version);
+      Cached stable = lookup_stable(p, l, index, *sym, version, global);
+      if (stable == Cached::found) continue;
+      if (stable == Cached::assertion) {
+        failures.push_back({index, *sym, version, true});
+        continue;
+      }
+      Lookup found = lookup(p, l, *sym, version, obj.stable_scopes);
       if (found.object < 0 || found.assertion) failures.push_back({index, *sym, version, found.assertion});
     }
     if (failures.empty()) continue;
@@ -311,8 +323,25 @@ LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
 
 LoadReport Simulator::dlopen(Process& process, const std::string& file, Binding binding, Visibility visibility,
                              int caller) {
-  LoadReport report;
   Process p = process; // dlopen undoes everything on failure: work on a copy
+  const std::size_t preexisting = p.objects.size();
+  LoadReport report = dlopen_in(p, file, binding, caller);
+  if (!report.ok) return report;
+  for (std::size_t i = preexisting; i < p.objects.size(); ++i) {
+    if (visibility == Visibility::global && !p.objects[i].faked) p.global_scope.push_back(static_cast<int>(i));
+  }
+  for (auto& obj : p.objects) obj.relocated = true;
+  process = std::move(p);
+  return report;
+}
+
+LoadReport Simulator::trial_dlopen(const Process& process, const std::string& file, Binding binding, int caller) {
+  Process p = process;
+  return dlopen_in(p, file, binding, caller);
+}
+
+LoadReport Simulator::dlopen_in(Process& p, const std::string& file, Binding binding, int caller) {
+  LoadReport report;
   const std::size_t preexisting = p.objects.size();
   int requester = caller >= 0 ? caller : p.main;
   MapResult m = map_object(p, requester, file, false, true, /*callmap=*/true);
@@ -342,13 +371,6 @@ LoadReport Simulator::dlopen(Process& process, const std::string& file, Binding 
   bind_symbols(p, order, binding, report);
   report.searchlist = list;
   summarize(p, preexisting, report);
-  if (!report.ok) return report;
-  for (int o : list) {
-    LoadedObject& obj = p.objects[at(o)];
-    if (!obj.relocated && visibility == Visibility::global) p.global_scope.push_back(o);
-    obj.relocated = true;
-  }
-  process = std::move(p);
   return report;
 }
 

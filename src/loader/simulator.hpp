@@ -44,6 +44,10 @@ public:
   LoadReport dlopen(Process& process, const std::string& file, Binding binding, Visibility visibility,
                     int caller = -1);
 
+  // dlopen in a throw-away copy of `process`: the report only (doctor opens
+  // every root in a fresh copy of the same host).
+  LoadReport trial_dlopen(const Process& process, const std::string& file, Binding binding, int caller = -1);
+
   // Where `referrer`'s first undefined reference named `name` binds in
   // `process`: the defining object (-1 when it does not bind) and the
   // version of the definition ("" when unversioned).
@@ -73,6 +77,17 @@ private:
   int find_loaded(Process& p, const std::string& name) const;
   std::optional<LoadError> search(Process& p, int requester, const std::string& name, SearchHit& hit,
                                   std::vector<Candidate>& tried, bool& other_class, int& last_errno);
+  std::optional<LoadError> search_uncached(Process& p, int requester, const std::string& name, SearchHit& hit,
+                                           std::vector<Candidate>& tried, bool& other_class, int& last_errno);
+  std::string search_key(const Process& p, int requester, const std::string& name) const;
+  struct SearchMemo {
+    SearchHit hit;
+    std::vector<Candidate> tried;
+    bool other_class = false;
+    int last_errno = 0;
+    std::optional<LoadError> fatal;
+  };
+  std::unordered_map<std::string, SearchMemo> search_memo_;
   enum class ListResult { found, not_found, abandon, fatal };
   ListResult search_list(const std::vector<SearchDir>& dirs, FoundVia step, const std::string& name,
                          SearchHit& hit, std::vector<Candidate>& tried, bool& other_class, int& last_errno,
@@ -94,6 +109,7 @@ private:
   std::vector<int> sort_maps(const Process& p, const std::vector<int>& maps, bool force_first) const;
   void set_scope(Process& p, int object, int local_root) const;
   LoadReport start_common(Process& p, bool trace, LoadReport& report);
+  LoadReport dlopen_in(Process& p, const std::string& file, Binding binding, int caller);
 
   // Binding (binding.cpp).
   const std::vector<VersionRef>& versions_of(const elf::ElfObject& elf);
@@ -102,7 +118,12 @@ private:
     bool assertion = false;
     std::uint16_t version = 0; // version index of the definition in its object
   };
-  Lookup lookup(const Process& p, int referrer, const elf::Symbol& ref, const VersionRef* version);
+  // Searches the referrer's scope lists [first, last).
+  Lookup lookup(const Process& p, int referrer, const elf::Symbol& ref, const VersionRef* version,
+                std::size_t first = 0, std::size_t last = static_cast<std::size_t>(-1));
+  enum class Cached : std::uint8_t { found, not_found, assertion };
+  Cached lookup_stable(const Process& p, int referrer, std::uint32_t index, const elf::Symbol& ref,
+                       const VersionRef* version, std::uint64_t global_fingerprint);
   bool do_lookup(const LoadedObject& obj, const elf::Symbol& ref, const VersionRef* version, bool& assertion,
                  std::uint16_t& found_version);
 
@@ -113,6 +134,21 @@ private:
   CacheLookupConfig cache_config_;
   std::unordered_map<std::string, std::vector<SearchDir>> path_cache_;
   std::unordered_map<const elf::ElfObject*, std::vector<VersionRef>> versions_;
+  // Binding results in the root-independent scope lists, per (referrer file,
+  // symbol index, global scope fingerprint): doctor binds the same library
+  // for many roots.
+  struct BindKey {
+    const elf::ElfObject* elf;
+    std::uint32_t index;
+    std::uint64_t global;
+    bool operator==(const BindKey&) const = default;
+  };
+  struct BindKeyHash {
+    std::size_t operator()(const BindKey& k) const {
+      return std::hash<const void*>()(k.elf) ^ (std::hash<std::uint64_t>()(k.global) * 31) ^ (k.index * 0x9e3779b97f4a7c15ull);
+    }
+  };
+  std::unordered_map<BindKey, Cached, BindKeyHash> bind_cache_;
 };
 
 } // namespace condacuda::loader

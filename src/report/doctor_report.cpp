@@ -126,7 +126,7 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
     out += "\n" + label + " " + style.bold(f.code) + "  " + f.title + "\n";
     for (const auto& line : f.evidence) out += "  " + style.dim("why") + "  " + line + "\n";
     if (!f.affects.empty()) {
-      out += "  " + style.dim("breaks") + " ";
+      out += "  " + style.dim(f.severity == doctor::Severity::error ? "breaks" : "affects") + " ";
       for (std::size_t i = 0; i < f.affects.size(); ++i) out += (i ? ", " : "") + f.affects[i];
       out += "\n";
     }

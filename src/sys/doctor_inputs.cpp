@@ -42,11 +42,13 @@ std::vector<std::string> foreign_hooks(const std::string& prefix) {
 }
 } // namespace
 
-Result<doctor::DoctorInputs> doctor_inputs(const DoctorRequest& request) {
+Result<doctor::DoctorInputs> doctor_inputs(const DoctorRequest& request, DiskFileView& files) {
   doctor::DoctorInputs in;
   in.env = request.env;
   auto snapshot = scan_env(request.env.prefix);
   if (!snapshot) return snapshot.error();
+  for (const auto& f : snapshot->shared_objects)
+    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
   in.inventory = inventory::build_inventory(*snapshot);
   auto facts = detect_machine();
   in.config = facts.config;

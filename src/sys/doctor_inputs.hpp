@@ -6,6 +6,7 @@
 #include <string>
 
 #include "doctor/doctor.hpp"
+#include "sys/file_view.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::sys {
@@ -15,7 +16,8 @@ struct DoctorRequest {
   std::optional<std::optional<std::string>> ld_library_path; // set: --ld-library-path given (inner nullopt = unset)
 };
 
-Result<doctor::DoctorInputs> doctor_inputs(const DoctorRequest& request);
+// `files` receives the mappings the env scan made, so nothing is mapped twice.
+Result<doctor::DoctorInputs> doctor_inputs(const DoctorRequest& request, DiskFileView& files);
 
 // The env's interpreter as the real path of an ELF executable, if it has one.
 std::optional<std::string> env_python(const std::string& prefix);

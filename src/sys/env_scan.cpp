@@ -16,6 +16,10 @@ namespace {
 bool skipped_dir(const fs::path& rel) {
   const std::string name = rel.filename().string();
   if (name == "__pycache__" || name == ".git" || name == "include" || name == "node_modules") return true;
+  auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with(".dist-info") || ends_with(".egg-info")) return true; // records, read separately
   if (rel.has_parent_path()) return false;
   return name == "pkgs" || name == "envs" || name == "conda-meta" || name == "share" || name == "man" ||
          name == "ssl" || name == "conda-bld" || name == ".pixi";

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <sys/stat.h>
 
+#include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 
 namespace condacuda::sys {
@@ -21,7 +22,9 @@ const loader::FileProbe& DiskFileView::probe(const std::string& absolute_path) {
       p.is_directory = true;
     } else {
       int err = 0;
-      auto bytes = map_file(absolute_path, &err);
+      auto adopted = adopted_.find(absolute_path);
+      Result<elf::FileBytes> bytes = adopted != adopted_.end() ? Result<elf::FileBytes>(adopted->second)
+                                                                : map_file(absolute_path, &err);
       if (!bytes) {
         p.open_errno = err ? err : EIO;
       } else {
@@ -35,6 +38,24 @@ const loader::FileProbe& DiskFileView::probe(const std::string& absolute_path) {
     }
   }
   return cache_.emplace(absolute_path, std::move(p)).first->second;
+}
+
+void DiskFileView::adopt(const std::string& absolute_path, const elf::FileBytes& bytes) {
+  adopted_.emplace(absolute_path, bytes);
+}
+
+DiskFileView& process_file_view() {
+  static DiskFileView* view = new DiskFileView(host_machine()); // never destroyed, on purpose
+  return *view;
+}
+
+bool DiskFileView::directory_exists(const std::string& absolute_path) {
+  auto it = directories_.find(absolute_path);
+  if (it != directories_.end()) return it->second;
+  struct stat st {};
+  bool exists = ::stat(absolute_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  directories_.emplace(absolute_path, exists);
+  return exists;
 }
 
 } // namespace condacuda::sys

@@ -12,10 +12,21 @@ class DiskFileView final : public loader::FileSystemView {
 public:
   explicit DiskFileView(std::uint16_t host_machine) : machine_(host_machine) {}
   const loader::FileProbe& probe(const std::string& absolute_path) override;
+  bool directory_exists(const std::string& absolute_path) override;
+  // Reuse a mapping another reader already made of this path (env_scan):
+  // the file is not mapped twice and its header pages are already in.
+  void adopt(const std::string& absolute_path, const elf::FileBytes& bytes);
 
 private:
   std::uint16_t machine_;
   std::unordered_map<std::string, loader::FileProbe> cache_;
+  std::unordered_map<std::string, bool> directories_;
+  std::unordered_map<std::string, elf::FileBytes> adopted_;
 };
+
+// The process-wide view: the files a command maps stay mapped until the
+// process exits (unmapping them one by one costs a TLB shootdown each; the
+// kernel drops them all at once at exit).
+DiskFileView& process_file_view();
 
 } // namespace condacuda::sys

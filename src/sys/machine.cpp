@@ -66,6 +66,14 @@ void detect_cpu(loader::LoaderConfig& c) {
 }
 } // namespace
 
+std::uint16_t host_machine() {
+#if defined(__aarch64__)
+  return 183;
+#else
+  return 62;
+#endif
+}
+
 MachineFacts detect_machine(const std::string& cache_path) {
   MachineFacts facts;
   loader::LoaderConfig& c = facts.config;

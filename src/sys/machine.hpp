@@ -3,6 +3,7 @@
 // process: glibc version, CPU ISA level, AT_PLATFORM, the system directories
 // and /etc/ld.so.cache. `ld.so --list-diagnostics` prints the same facts; a
 // test compares the two.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct MachineFacts {
   loader::LoaderConfig config;     // LD_LIBRARY_PATH, cwd etc. filled from this process
   std::vector<std::string> notes;  // e.g. "/etc/ld.so.cache is corrupt: ..., ignored as ld.so does"
 };
+
+// e_machine of the running process (EM_X86_64, EM_AARCH64).
+std::uint16_t host_machine();
 
 // Reads the facts; `cache_path` is normally /etc/ld.so.cache.
 MachineFacts detect_machine(const std::string& cache_path = "/etc/ld.so.cache");
