@@ -11,7 +11,8 @@ int run(int argc, char** argv) {
   CLI::App app{"condacuda: make the CUDA libraries of conda, pip and pixi envs load correctly, and prove it"};
   app.set_version_flag("--version", std::string("condacuda ") + CONDACUDA_VERSION);
   app.require_subcommand(1);
-  std::vector<Command> commands{add_list(app), add_info(app), add_doctor(app)};
+  std::vector<Command> commands{add_list(app),  add_info(app), add_doctor(app), add_repair(app), add_undo(app),
+                                add_run(app),   add_lock(app), add_check(app),  add_probe(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

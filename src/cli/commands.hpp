@@ -7,5 +7,11 @@ namespace condacuda::cli {
 Command add_list(CLI::App& app);
 Command add_info(CLI::App& app);
 Command add_doctor(CLI::App& app);
+Command add_repair(CLI::App& app);
+Command add_undo(CLI::App& app);
+Command add_run(CLI::App& app);
+Command add_lock(CLI::App& app);
+Command add_check(CLI::App& app);
+Command add_probe(CLI::App& app); // hidden: the child process of `check`
 
 } // namespace condacuda::cli
