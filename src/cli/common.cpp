@@ -72,6 +72,11 @@ report::Style style_for(const OutputArgs& args) {
   return s;
 }
 
+std::vector<std::string>& passthrough_args() {
+  static std::vector<std::string> args;
+  return args;
+}
+
 void emit(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);

@@ -55,4 +55,8 @@ struct Command {
   std::function<int()> run;
 };
 
+// The words after the first "--" on the command line, which app.cpp keeps
+// away from CLI11 (`condacuda run ENV -- CMD ARGS...`).
+std::vector<std::string>& passthrough_args();
+
 } // namespace condacuda::cli

@@ -22,6 +22,7 @@ struct DoctorInputs {
   std::string ld_library_path_source;      // "caller" or "--ld-library-path"
   std::vector<std::string> hook_folders;   // absolute folders the env's condacuda hook prepends
   bool hook_present = false;
+  std::optional<std::string> active_hook_entries; // what the hook added in this shell, if active here
   std::optional<std::string> host_program; // real path of the env's python; nullopt: minimal C host
   std::vector<std::string> foreign_hooks;  // other activate.d scripts that touch LD_LIBRARY_PATH
 };

@@ -24,6 +24,9 @@ std::string render_manifest(const Manifest& m) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+  out << YAML::Key << "dirs" << YAML::Value << YAML::BeginSeq;
+  for (const auto& d : m.dirs) out << YAML::DoubleQuoted << d;
+  out << YAML::EndSeq;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -75,6 +78,7 @@ Result<Manifest> parse_manifest(std::string_view text) {
       }
       m.entries.push_back(std::move(entry));
     }
+    for (const auto& d : root["dirs"]) m.dirs.push_back(d.as<std::string>());
   } catch (const YAML::Exception& e) {
     return bad("ill-typed manifest at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

@@ -27,6 +27,7 @@ struct Manifest {
   std::string tool;                 // "condacuda 0.1.0"
   std::vector<std::string> folders; // put first on LD_LIBRARY_PATH by the hooks, relative to the prefix
   std::vector<ManifestEntry> entries;
+  std::vector<std::string> dirs;    // directories repair created (removed by undo when empty)
   bool operator==(const Manifest&) const = default;
 };
 

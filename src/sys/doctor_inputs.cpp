@@ -66,9 +66,9 @@ Result<doctor::DoctorInputs> doctor_inputs(const DoctorRequest& request, DiskFil
     for (const auto& f : hook.folders) in.hook_folders.push_back(request.env.prefix + "/" + f);
     // With the caller's value, the hook may already have run in this shell:
     // its state says what it added. A given value is taken as not activated.
-    std::optional<std::string> added;
-    if (!request.ld_library_path) added = active_hook_entries(request.env.prefix);
-    in.config.ld_library_path = repair::activate_ld_library_path(in.base_ld_library_path, in.hook_folders, added);
+    if (!request.ld_library_path) in.active_hook_entries = active_hook_entries(request.env.prefix);
+    in.config.ld_library_path =
+        repair::activate_ld_library_path(in.base_ld_library_path, in.hook_folders, in.active_hook_entries);
   }
   in.host_program = env_python(request.env.prefix);
   in.foreign_hooks = foreign_hooks(request.env.prefix);

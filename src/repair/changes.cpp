@@ -1,0 +1,120 @@
+#include "repair/changes.hpp"
+
+#include <algorithm>
+
+#include "util/sha256.hpp"
+
+namespace condacuda::repair {
+
+const char* to_string(Change::Action a) {
+  switch (a) {
+  case Change::Action::create: return "create";
+  case Change::Action::update: return "update";
+  case Change::Action::keep: return "keep";
+  case Change::Action::remove: return "remove";
+  case Change::Action::leave: return "leave";
+  case Change::Action::conflict: return "conflict";
+  }
+  return "keep";
+}
+
+bool ChangeSet::conflicts() const {
+  return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.action == Change::Action::conflict; });
+}
+
+bool ChangeSet::writes() const {
+  return std::any_of(changes.begin(), changes.end(), [](const Change& c) {
+    return c.action == Change::Action::create || c.action == Change::Action::update || c.action == Change::Action::remove;
+  });
+}
+
+Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<Shell>& shells,
+                                   const std::string& tool_version) {
+  DesiredState d;
+  d.folders = plan.folder_paths();
+  if (!d.folders.empty()) {
+    auto rendered = render_hooks(HookSpec{d.folders, tool_version}, shells);
+    if (!rendered) return rendered.error();
+    for (auto& f : *rendered) {
+      ManifestEntry e{f.relative_path, ManifestEntry::Kind::file, util::to_hex(util::sha256(f.content)), ""};
+      d.entries.push_back({e, std::move(f.content)});
+    }
+  }
+  for (const auto& l : plan.links) d.entries.push_back({{l.path, ManifestEntry::Kind::symlink, "", l.target}, ""});
+  std::sort(d.entries.begin(), d.entries.end(), [](const auto& a, const auto& b) { return a.entry.path < b.entry.path; });
+  return d;
+}
+
+bool matches(const ManifestEntry& entry, const PathState& state) {
+  if (entry.kind == ManifestEntry::Kind::file) return state.kind == PathState::Kind::file && state.sha256 == entry.sha256;
+  return state.kind == PathState::Kind::symlink && state.target == entry.target;
+}
+
+namespace {
+const ManifestEntry* find_entry(const std::optional<Manifest>& m, const std::string& path) {
+  if (!m) return nullptr;
+  for (const auto& e : m->entries)
+    if (e.path == path) return &e;
+  return nullptr;
+}
+
+PathState state_of(const std::map<std::string, PathState>& disk, const std::string& path) {
+  auto it = disk.find(path);
+  return it == disk.end() ? PathState{} : it->second;
+}
+} // namespace
+
+ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manifest>& previous,
+                          const std::map<std::string, PathState>& disk, const std::string& tool) {
+  ChangeSet set;
+  set.manifest.tool = tool;
+  set.manifest.folders = desired.folders;
+  if (previous) set.manifest.dirs = previous->dirs;
+  for (const auto& want : desired.entries) {
+    const auto& path = want.entry.path;
+    PathState now = state_of(disk, path);
+    const ManifestEntry* ours = find_entry(previous, path);
+    Change c{Change::Action::create, path, want.entry.kind, ""};
+    if (now.kind == PathState::Kind::absent) {
+      c.reason = "new";
+    } else if (matches(want.entry, now)) {
+      c.action = Change::Action::keep;
+      c.reason = "already as wanted";
+    } else if (ours && matches(*ours, now)) {
+      c.action = Change::Action::update;
+      c.reason = "condacuda's own, unchanged since it wrote it";
+    } else {
+      c.action = Change::Action::conflict;
+      c.reason = ours ? "changed since condacuda wrote it" : "not created by condacuda";
+    }
+    set.changes.push_back(c);
+    set.manifest.entries.push_back(want.entry);
+  }
+  if (previous) {
+    for (const auto& old : previous->entries) {
+      bool wanted = std::any_of(desired.entries.begin(), desired.entries.end(),
+                                [&](const DesiredEntry& d) { return d.entry.path == old.path; });
+      if (wanted) continue;
+      PathState now = state_of(disk, old.path);
+      if (now.kind == PathState::Kind::absent) continue;
+      Change c{matches(old, now) ? Change::Action::remove : Change::Action::leave, old.path, old.kind,
+               matches(old, now) ? "no longer needed" : "changed since condacuda wrote it: left in place"};
+      set.changes.push_back(c);
+    }
+  }
+  return set;
+}
+
+ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk) {
+  ChangeSet set;
+  for (const auto& e : manifest.entries) {
+    PathState now = state_of(disk, e.path);
+    if (now.kind == PathState::Kind::absent) continue;
+    bool same = matches(e, now);
+    set.changes.push_back({same ? Change::Action::remove : Change::Action::leave, e.path, e.kind,
+                           same ? "created by condacuda, unchanged" : "changed since condacuda wrote it: left in place"});
+  }
+  return set;
+}
+
+} // namespace condacuda::repair

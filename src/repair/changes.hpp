@@ -1,0 +1,73 @@
+#pragma once
+// From a plan to file changes: the files repair wants (hooks, symlinks), what
+// is on disk now, and what the previous manifest says condacuda created.
+// Pure: the system layer reads the disk state and carries the changes out.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "repair/hooks.hpp"
+#include "repair/manifest.hpp"
+#include "repair/plan.hpp"
+
+namespace condacuda::repair {
+
+struct DesiredEntry {
+  ManifestEntry entry;
+  std::string content; // files only
+};
+
+struct DesiredState {
+  std::vector<std::string> folders;
+  std::vector<DesiredEntry> entries; // sorted by path
+};
+
+// The hooks rendered for the plan's folders (none when there are no folders)
+// and the planned links.
+Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<Shell>& shells,
+                                   const std::string& tool_version);
+
+// What a path holds now.
+struct PathState {
+  enum class Kind { absent, file, symlink, other };
+  Kind kind = Kind::absent;
+  std::string sha256; // files
+  std::string target; // symlinks
+};
+
+struct Change {
+  enum class Action {
+    create,   // absent: write it
+    update,   // ours (manifest) and unchanged since: rewrite it
+    keep,     // already exactly as wanted: nothing to do
+    remove,   // ours, unchanged, no longer wanted
+    leave,    // ours but changed by someone: not removed (reported)
+    conflict, // a file condacuda did not create is in the way: nothing is written
+  };
+  Action action = Action::keep;
+  std::string path;
+  ManifestEntry::Kind kind = ManifestEntry::Kind::file;
+  std::string reason;
+};
+const char* to_string(Change::Action a);
+
+struct ChangeSet {
+  std::vector<Change> changes;
+  Manifest manifest; // what the manifest says after the changes
+  bool conflicts() const;
+  bool writes() const; // something other than keep
+};
+
+// Compares wanted and present state. `disk` has the state of every wanted
+// path and of every path of `previous`.
+ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manifest>& previous,
+                          const std::map<std::string, PathState>& disk, const std::string& tool);
+
+// What undo does with the paths of a manifest.
+ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk);
+
+// True when the thing on disk is exactly what the manifest entry recorded.
+bool matches(const ManifestEntry& entry, const PathState& state);
+
+} // namespace condacuda::repair

@@ -1,0 +1,170 @@
+#include "report/repair_report.hpp"
+
+#include "report/info_report.hpp"
+
+namespace condacuda::report {
+
+using util::Json;
+
+namespace {
+Json changes_json(const repair::ChangeSet& set) {
+  Json a = Json::array();
+  for (const auto& c : set.changes) {
+    Json j = Json::object();
+    j.set("path", c.path);
+    j.set("kind", c.kind == repair::ManifestEntry::Kind::file ? "file" : "symlink");
+    j.set("action", repair::to_string(c.action));
+    j.set("reason", c.reason);
+    a.push(j);
+  }
+  return a;
+}
+
+Json scenario_json(const repair::Scenario& s) {
+  Json j = Json::object();
+  j.set("name", s.name);
+  j.set("description", s.description);
+  j.set("required", s.required);
+  j.set("healthy", s.report.healthy());
+  int fails = 0;
+  for (const auto& r : s.report.roots) fails += r.loads ? 0 : 1;
+  j.set("roots", static_cast<int>(s.report.roots.size()));
+  j.set("fails", fails);
+  Json findings = Json::array();
+  for (const auto& f : s.report.findings) {
+    Json fj = Json::object();
+    fj.set("code", f.code);
+    fj.set("severity", doctor::to_string(f.severity));
+    fj.set("title", f.title);
+    fj.set("fix", f.fix);
+    findings.push(fj);
+  }
+  j.set("findings", findings);
+  return j;
+}
+
+std::string verb(repair::Change::Action a) {
+  switch (a) {
+  case repair::Change::Action::create: return "create";
+  case repair::Change::Action::update: return "update";
+  case repair::Change::Action::keep: return "keep  ";
+  case repair::Change::Action::remove: return "remove";
+  case repair::Change::Action::leave: return "leave ";
+  case repair::Change::Action::conflict: return "REFUSE";
+  }
+  return "";
+}
+} // namespace
+
+Json repair_json(const RepairOutcome& r) {
+  Json j = Json::object();
+  j.set("schema", "condacuda.repair/1");
+  j.set("env", env_json(r.env));
+  j.set("dry_run", r.dry_run);
+  j.set("outcome", r.outcome);
+  Json plan = Json::object();
+  Json folders = Json::array();
+  for (const auto& f : r.plan.folders) {
+    Json fj = Json::object();
+    fj.set("path", f.path);
+    Json s = Json::array();
+    for (const auto& so : f.sonames) s.push(so);
+    fj.set("sonames", s);
+    folders.push(fj);
+  }
+  plan.set("folders", folders);
+  Json links = Json::array();
+  for (const auto& l : r.plan.links) {
+    Json lj = Json::object();
+    lj.set("path", l.path);
+    lj.set("target", l.target);
+    lj.set("soname", l.soname);
+    lj.set("needed_by", l.needed_by);
+    links.push(lj);
+  }
+  plan.set("links", links);
+  Json hooks = Json::array();
+  for (const auto& h : r.hooks) hooks.push(h);
+  plan.set("hooks", hooks);
+  j.set("plan", plan);
+  Json ver = Json::object();
+  ver.set("ok", r.verification.ok);
+  Json scenarios = Json::array();
+  for (const auto& s : r.verification.scenarios) scenarios.push(scenario_json(s));
+  ver.set("scenarios", scenarios);
+  j.set("verification", ver);
+  j.set("changes", r.changes ? changes_json(*r.changes) : Json());
+  j.set("failure", r.failure ? Json(*r.failure) : Json());
+  if (r.after) {
+    Json a = Json::object();
+    a.set("healthy", r.after->first == 0);
+    a.set("errors", r.after->first);
+    a.set("warnings", r.after->second);
+    j.set("after", a);
+  } else {
+    j.set("after", Json());
+  }
+  return j;
+}
+
+std::string repair_text(const RepairOutcome& r, const Style& style) {
+  std::string out = style.bold("env") + "  " + r.env.name + " (" + env::to_string(r.env.kind) + ")  " + r.env.prefix + "\n";
+  out += "\n" + style.bold("Plan") + (r.dry_run ? " (dry run: nothing is written)" : "") + "\n";
+  if (r.plan.empty()) out += "  nothing to add: no CUDA library of this env is needed through a search path\n";
+  if (!r.plan.folders.empty()) {
+    out += "  first on LD_LIBRARY_PATH when the env is activated, in this order:\n";
+    for (const auto& f : r.plan.folders) {
+      std::string sonames;
+      for (const auto& s : f.sonames) sonames += (sonames.empty() ? "" : " ") + s;
+      out += "    " + f.path + "  " + style.dim("(" + sonames + ")") + "\n";
+    }
+  }
+  if (!r.plan.links.empty()) {
+    out += "  symlinks, so RUNPATH finds them without activation:\n";
+    for (const auto& l : r.plan.links)
+      out += "    " + l.path + " -> " + l.target + "  " + style.dim("(needed by " + l.needed_by + ")") + "\n";
+  }
+  out += "\n" + style.bold("Verified") + " with the loader model, every root, plan applied:\n";
+  for (const auto& s : r.verification.scenarios) {
+    int fails = 0;
+    for (const auto& root : s.report.roots) fails += root.loads ? 0 : 1;
+    std::string verdict = s.report.healthy() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
+    out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
+           std::to_string(s.report.roots.size()) + " roots load  " + style.dim(s.description) + "\n";
+    if (!s.report.healthy())
+      for (const auto& f : s.report.findings)
+        if (f.severity == doctor::Severity::error)
+          out += "        " + f.code + ": " + f.title + "\n        fix: " + f.fix + "\n";
+  }
+  if (r.changes) {
+    out += "\n" + style.bold("Changes") + "\n";
+    for (const auto& c : r.changes->changes)
+      out += "  " + (c.action == repair::Change::Action::conflict ? style.red(verb(c.action)) : verb(c.action)) + " " +
+             c.path + "  " + style.dim(c.reason) + "\n";
+  }
+  if (r.failure) out += "\n" + style.red("nothing written: ") + *r.failure + "\n";
+  if (r.after)
+    out += "\n" + style.bold("doctor after") + ": " +
+           (r.after->first == 0 ? style.green("healthy") : style.red("not healthy")) + " (" + std::to_string(r.after->first) +
+           " error(s), " + std::to_string(r.after->second) + " warning(s))\n";
+  return out;
+}
+
+Json undo_json(const UndoOutcome& u) {
+  Json j = Json::object();
+  j.set("schema", "condacuda.undo/1");
+  j.set("env", env_json(u.env));
+  j.set("had_manifest", u.had_manifest);
+  j.set("changes", changes_json(u.changes));
+  return j;
+}
+
+std::string undo_text(const UndoOutcome& u, const Style& style) {
+  if (!u.had_manifest) return "nothing to undo: " + u.env.prefix + " has no condacuda manifest\n";
+  std::string out;
+  for (const auto& c : u.changes.changes)
+    out += verb(c.action) + " " + c.path + "  " + style.dim(c.reason) + "\n";
+  return out;
+}
+
+} // namespace condacuda::report

@@ -1,0 +1,72 @@
+#include "sys/system_cuda.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "inventory/components.hpp"
+#include "sys/mapped_file.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::sys {
+
+namespace fs = std::filesystem;
+
+namespace {
+bool holds_cuda_library(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (inventory::looks_like_shared_library(name) && inventory::classify_library(name)) return true;
+  }
+  return false;
+}
+
+std::vector<fs::path> children(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().filename().string().rfind(prefix, 0) == 0) out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> ld_so_conf_dirs(const std::string& root) {
+  std::vector<fs::path> out;
+  for (const auto& conf : children(root + "/etc/ld.so.conf.d", "")) {
+    auto text = read_text_file(conf.string());
+    if (!text) continue;
+    for (const auto& line : util::split(*text, "\n")) {
+      std::string_view l = util::trim(line);
+      if (l.empty() || l[0] == '#' || l.substr(0, 7) == "include") continue;
+      out.push_back(root + std::string(l));
+    }
+  }
+  return out;
+}
+} // namespace
+
+std::vector<std::string> system_cuda_dirs(const std::string& root) {
+  std::vector<fs::path> candidates;
+  for (const auto& cuda : children(root + "/usr/local", "cuda")) {
+    candidates.push_back(cuda / "lib64");
+    candidates.push_back(cuda / "lib");
+    for (const auto& target : children(cuda / "targets", "")) candidates.push_back(target / "lib");
+  }
+  for (const auto& release : children(root + "/opt/nvidia/hpc_sdk/Linux_x86_64", "")) {
+    for (const auto& v : children(release / "math_libs", "")) candidates.push_back(v / "lib64");
+    for (const auto& v : children(release / "cuda", "")) candidates.push_back(v / "lib64");
+  }
+  for (const auto& d : ld_so_conf_dirs(root)) candidates.push_back(d);
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    fs::path real = fs::canonical(c, ec);
+    if (ec || !fs::is_directory(real, ec) || !seen.insert(real.string()).second) continue;
+    if (holds_cuda_library(real)) out.push_back(c.string());
+  }
+  return out;
+}
+
+} // namespace condacuda::sys
