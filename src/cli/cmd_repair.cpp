@@ -52,10 +52,19 @@ int run_repair(const RepairArgs& args) {
     print_error(inputs.error().describe());
     return exit_code_for(inputs.error());
   }
+  auto previous = sys::read_manifest(env->prefix);
+  if (!previous) {
+    print_error(previous.error().describe() + " (condacuda will not guess what it created; fix or remove it)");
+    return exit_code_for(previous.error());
+  }
+  std::vector<std::string> own_links;
+  if (*previous)
+    for (const auto& e : (*previous)->entries)
+      if (e.kind == repair::ManifestEntry::Kind::symlink) own_links.push_back(env->prefix + "/" + e.path);
   report::RepairOutcome outcome;
   outcome.env = *env;
   outcome.dry_run = args.dry_run;
-  outcome.plan = repair::plan_repair(*inputs, files);
+  outcome.plan = repair::plan_repair(*inputs, files, own_links);
   outcome.verification = repair::verify_plan(outcome.plan, *inputs, sys::system_cuda_dirs(), files);
   const std::string tool = std::string("condacuda ") + CONDACUDA_VERSION;
   auto desired = repair::desired_state(outcome.plan, *shells, tool);
@@ -69,11 +78,6 @@ int run_repair(const RepairArgs& args) {
     outcome.outcome = "cannot-repair";
     outcome.failure = "the plan does not make every root load (see the failing situations above)";
     return finish(args, outcome, exit_problems);
-  }
-  auto previous = sys::read_manifest(env->prefix);
-  if (!previous) {
-    print_error(previous.error().describe() + " (condacuda will not guess what it created; fix or remove it)");
-    return exit_code_for(previous.error());
   }
   outcome.changes = repair::compute_changes(*desired, *previous, sys::read_path_states(env->prefix, sys::paths_of(*desired, *previous)), tool);
   if (outcome.changes->conflicts()) {

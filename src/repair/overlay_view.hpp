@@ -2,7 +2,9 @@
 // The file system as it will be once planned symlinks exist: lets repair
 // verify its plan with the loader model before writing anything.
 #include <filesystem>
+#include <cerrno>
 #include <map>
+#include <set>
 #include <string>
 
 #include "loader/file_view.hpp"
@@ -16,13 +18,18 @@ public:
   // A symlink at `link` (absolute) that resolves to `target` (absolute).
   void add_symlink(const std::string& link, const std::string& target) { links_[normal(link)] = target; }
 
+  // A path that will not exist (a link condacuda made and replans).
+  void hide(const std::string& path) { hidden_.insert(normal(path)); }
+
   // stat() follows symlinks: a planned link looks like its target (same
   // inode), opened under the link's own path. Paths are compared after
   // lexical normalisation (the loader asks for ".../pkg/../nvidia/x/lib/y").
   const loader::FileProbe& probe(const std::string& absolute_path) override {
-    if (!links_.empty()) {
-      auto it = links_.find(normal(absolute_path));
+    if (!links_.empty() || !hidden_.empty()) {
+      std::string key = normal(absolute_path);
+      auto it = links_.find(key);
       if (it != links_.end()) return base_.probe(it->second);
+      if (hidden_.count(key)) return missing_;
     }
     return base_.probe(absolute_path);
   }
@@ -32,6 +39,8 @@ private:
   static std::string normal(const std::string& p) { return std::filesystem::path(p).lexically_normal().string(); }
   loader::FileSystemView& base_;
   std::map<std::string, std::string> links_;
+  std::set<std::string> hidden_;
+  const loader::FileProbe missing_{ENOENT, false, 0, 0, {}, nullptr, ""};
 };
 
 } // namespace condacuda::repair

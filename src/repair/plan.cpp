@@ -150,11 +150,13 @@ std::vector<std::string> RepairPlan::folder_paths() const {
   return out;
 }
 
-RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemView& files) {
+RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
+                       const std::vector<std::string>& own_links) {
   RepairPlan plan;
   doctor::DoctorInputs b = bare(inputs);
   std::string prefix = prefix_of(inputs);
   OverlayFileView overlay(files);
+  for (const auto& l : own_links) overlay.hide(l);
   std::set<std::string> planned;
   // A new link can make further dependencies reachable (and missing): repeat
   // until nothing more can be linked.

@@ -35,7 +35,10 @@ struct RepairPlan {
 // Plans from the env as doctor sees it (inputs.config.ld_library_path is
 // ignored: planning simulates the env without LD_LIBRARY_PATH and without any
 // hook, which is what its own search paths achieve).
-RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemView& files);
+// `own_links` are the symlinks a previous repair made (absolute): planning
+// sees the env without them, so a repaired env plans the same links again.
+RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
+                       const std::vector<std::string>& own_links = {});
 
 // One simulated situation the plan must survive.
 struct Scenario {

@@ -9,7 +9,7 @@
 
 namespace condacuda::sys {
 
-Result<EnvLock> EnvLock::acquire(const std::string& lock_path, std::chrono::milliseconds wait) {
+Status EnvLock::acquire(const std::string& lock_path, std::chrono::milliseconds wait) {
   int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(ErrorCode::io, std::string("cannot create the lock file: ") + std::strerror(errno), lock_path);
   auto deadline = std::chrono::steady_clock::now() + wait;
@@ -32,7 +32,8 @@ Result<EnvLock> EnvLock::acquire(const std::string& lock_path, std::chrono::mill
   // The holder's pid, for the message a waiting process prints.
   std::string pid = std::to_string(::getpid()) + "\n";
   if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, pid.data(), pid.size(), 0);
-  return EnvLock(fd);
+  fd_ = fd;
+  return ok_status();
 }
 
 EnvLock::~EnvLock() {

@@ -1,7 +1,8 @@
 #pragma once
 // An exclusive lock on an env while condacuda changes it: flock(2) on
 // $PREFIX/etc/condacuda/.lock. A second condacuda waits up to `wait` for it,
-// then gives up with ErrorCode::busy naming the holder's pid.
+// then gives up with ErrorCode::busy naming the holder's pid. Released when
+// the EnvLock is destroyed (or the process ends).
 #include <chrono>
 #include <string>
 
@@ -11,14 +12,14 @@ namespace condacuda::sys {
 
 class EnvLock {
 public:
-  static Result<EnvLock> acquire(const std::string& lock_path, std::chrono::milliseconds wait);
-  EnvLock(EnvLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  EnvLock& operator=(EnvLock&&) = delete;
+  EnvLock() = default;
   EnvLock(const EnvLock&) = delete;
+  EnvLock& operator=(const EnvLock&) = delete;
   ~EnvLock();
 
+  Status acquire(const std::string& lock_path, std::chrono::milliseconds wait);
+
 private:
-  explicit EnvLock(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
 

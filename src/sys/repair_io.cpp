@@ -172,8 +172,8 @@ Result<Applied> apply_repair(const std::string& prefix, const repair::DesiredSta
   for (const auto& d : desired.entries) files.push_back(d.entry.path);
   auto dirs = make_folders(prefix, files);
   if (!dirs) return dirs.error();
-  auto lock = EnvLock::acquire(join(prefix, "etc/condacuda/.lock"), lock_wait);
-  if (!lock) return lock.error();
+  EnvLock lock;
+  if (auto s = lock.acquire(join(prefix, "etc/condacuda/.lock"), lock_wait); !s) return s.error();
   // Under the lock: what is there now.
   auto previous = read_manifest(prefix);
   if (!previous) return previous.error();
@@ -206,8 +206,8 @@ Result<Applied> apply_undo(const std::string& prefix) {
   auto manifest = read_manifest(prefix);
   if (!manifest) return manifest.error();
   if (!*manifest) return Applied{};
-  auto lock = EnvLock::acquire(join(prefix, "etc/condacuda/.lock"), lock_wait);
-  if (!lock) return lock.error();
+  EnvLock lock;
+  if (auto s = lock.acquire(join(prefix, "etc/condacuda/.lock"), lock_wait); !s) return s.error();
   const repair::Manifest& m = **manifest;
   std::vector<std::string> paths;
   for (const auto& e : m.entries) paths.push_back(e.path);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# repair's refusals and safety: nothing is written when the plan cannot make
+# the env healthy (nvjitlink wheel missing), when a file of the user's is in
+# the way, when the prefix is not writable, or when the manifest is corrupt;
+# --dry-run writes nothing; concurrent repairs serialise on the env lock;
+# undo leaves (and reports) a hook the user changed.
+source "$(dirname "$0")/lib.sh"
+export PYTHONDONTWRITEBYTECODE=1
+listing() { (cd "$1" && find . -printf '%p %y %s %l\n' | sort); }
+
+build_demo_env "$scratch/demo"
+env=$scratch/demo/env
+sp=$(echo "$env"/lib/python3*/site-packages)
+
+note "--dry-run writes nothing"
+listing "$env" > "$scratch/l0"
+"$CONDACUDA" repair -p "$env" --dry-run > /dev/null
+listing "$env" > "$scratch/l1"
+cmp -s "$scratch/l0" "$scratch/l1" || fail "dry run wrote something"
+
+note "the nvjitlink wheel missing: exit 1, nothing written, the fix named"
+cp -a "$env" "$scratch/nojit"
+rm -rf "$scratch/nojit"/lib/python3*/site-packages/nvidia/nvjitlink "$scratch/nojit"/lib/python3*/site-packages/nvidia_nvjitlink*
+listing "$scratch/nojit" > "$scratch/n0"
+expect_status 1 "$CONDACUDA" repair -p "$scratch/nojit" --json > "$scratch/nojit.json"
+listing "$scratch/nojit" > "$scratch/n1"
+cmp -s "$scratch/n0" "$scratch/n1" || fail "repair wrote into an env it could not fix"
+expect_eq "$(json "$scratch/nojit.json" 'j["outcome"]')" cannot-repair outcome
+fix=$(json "$scratch/nojit.json" '[f["fix"] for s in j["verification"]["scenarios"] for f in s["findings"] if f["code"] == "not-found"][0]')
+case "$fix" in *nvidia-nvjitlink-cu12*) ;; *) fail "fix does not name the wheel: $fix" ;; esac
+
+note "a file of the user's where repair wants to write: untouched, reported, nothing written"
+cp -a "$env" "$scratch/user"
+mkdir -p "$scratch/user/etc/conda/activate.d"
+echo 'export MY_OWN=1' > "$scratch/user/etc/conda/activate.d/condacuda.sh"
+listing "$scratch/user" > "$scratch/u0"
+expect_status 1 "$CONDACUDA" repair -p "$scratch/user" --json > "$scratch/user.json"
+expect_eq "$(cat "$scratch/user/etc/conda/activate.d/condacuda.sh")" 'export MY_OWN=1' "user file"
+listing "$scratch/user" > "$scratch/u1"
+cmp -s "$scratch/u0" "$scratch/u1" || fail "repair wrote beside a conflict"
+expect_eq "$(json "$scratch/user.json" '[c["action"] for c in j["changes"] if c["path"].endswith("activate.d/condacuda.sh")][0]')" conflict action
+
+note "a corrupt manifest: exit 2 naming it, nothing written"
+cp -a "$env" "$scratch/corrupt"
+mkdir -p "$scratch/corrupt/etc/condacuda"
+printf 'version: [1\n' > "$scratch/corrupt/etc/condacuda/manifest.yml"
+listing "$scratch/corrupt" > "$scratch/c0"
+err=$("$CONDACUDA" repair -p "$scratch/corrupt" 2>&1 > /dev/null && echo "exit 0" || echo "exit $?")
+case "$err" in *manifest.yml*"line "*"exit 2") ;; *) fail "corrupt manifest: $err" ;; esac
+listing "$scratch/corrupt" > "$scratch/c1"
+cmp -s "$scratch/c0" "$scratch/c1" || fail "repair wrote despite a corrupt manifest"
+
+note "a prefix this user cannot write: exit 4, nothing written"
+if command -v setpriv > /dev/null && [ "$(id -u)" = 0 ]; then
+  cp -a "$env" "$scratch/ro"
+  chmod -R a+rX "$scratch"
+  listing "$scratch/ro" > "$scratch/r0"
+  err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CONDACUDA" repair -p "$scratch/ro" 2>&1 > /dev/null && echo "exit 0" || echo "exit $?")
+  case "$err" in *"Permission denied"*"exit 4") ;; *) fail "unwritable prefix: $err" ;; esac
+  listing "$scratch/ro" > "$scratch/r1"
+  cmp -s "$scratch/r0" "$scratch/r1" || fail "something was written into an unwritable prefix"
+else
+  note "(skipped: needs root and setpriv)"
+fi
+
+note "two repairs at once serialise on the env lock"
+cp -a "$env" "$scratch/race"
+"$CONDACUDA" repair -p "$scratch/race" --json > "$scratch/race1.json" & p1=$!
+"$CONDACUDA" repair -p "$scratch/race" --json > "$scratch/race2.json" & p2=$!
+wait $p1 || fail "first concurrent repair failed"
+wait $p2 || fail "second concurrent repair failed"
+outcomes=$(printf '%s\n' "$(json "$scratch/race1.json" 'j["outcome"]')" "$(json "$scratch/race2.json" 'j["outcome"]')" | sort | tr '\n' ' ')
+case "$outcomes" in "repaired repaired "|"repaired unchanged ") ;; *) fail "outcomes: $outcomes" ;; esac
+"$CONDACUDA" repair -p "$scratch/race" --json > "$scratch/race3.json"
+expect_eq "$(json "$scratch/race3.json" 'j["outcome"]')" unchanged "state after the race"
+ls "$scratch/race"/etc/conda/activate.d/ | grep -q tmp && fail "temporary file left behind"
+
+note "files lost after a repair are recreated; a hook the user changed is refused and left by undo"
+rm "$scratch/race/etc/conda/activate.d/condacuda.fish" "$scratch/race"/lib/python3*/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12
+"$CONDACUDA" repair -p "$scratch/race" --json > "$scratch/race4.json"
+expect_eq "$(json "$scratch/race4.json" 'sorted(c["action"] for c in j["changes"] if c["action"] != "keep")')" "['create', 'create']" recreated
+echo '# my change' >> "$scratch/race/etc/conda/deactivate.d/condacuda.csh"
+expect_status 1 "$CONDACUDA" repair -p "$scratch/race" > /dev/null
+expect_status 1 "$CONDACUDA" undo -p "$scratch/race" > "$scratch/undo.txt"
+grep -q 'leave  etc/conda/deactivate.d/condacuda.csh' "$scratch/undo.txt" || fail "undo did not report the changed file"
+[ -f "$scratch/race/etc/conda/deactivate.d/condacuda.csh" ] || fail "undo removed a changed file"
+[ ! -e "$scratch/race/etc/conda/activate.d/condacuda.sh" ] || fail "undo kept an unchanged file"
+grep -q 'deactivate.d/condacuda.csh' "$scratch/race/etc/condacuda/manifest.yml" || fail "manifest should list what is left"
+note "repair refusals and safety: ok"
