@@ -30,3 +30,23 @@ LD_LIBRARY_PATH=$system_lib "$env/bin/python3" -c 'import demotorch' 2>&1 | tail
 
 step "condacuda info: the env's CUDA inventory"
 "$condacuda" info -p "$env"
+
+step "condacuda doctor: the failure predicted, without running anything"
+LD_LIBRARY_PATH=$system_lib "$condacuda" doctor -p "$env" || true
+
+step "condacuda repair: plan, verify by simulation, apply (hooks + symlink + manifest)"
+LD_LIBRARY_PATH=$system_lib "$condacuda" repair -p "$env"
+
+step "The import, in a shell that activates the env as conda does"
+LD_LIBRARY_PATH=$system_lib CONDA_PREFIX=$env bash -c '
+  for f in "$CONDA_PREFIX"/etc/conda/activate.d/*.sh; do . "$f"; done
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  "$CONDA_PREFIX/bin/python3" -c "import demotorch; print(\"import demotorch: ok, cuSPARSE\", demotorch.sparse_version())"'
+
+step "The same without activation (cron, Jupyter kernels, venvs): condacuda run"
+LD_LIBRARY_PATH=$system_lib "$condacuda" run -p "$env" -- "$env/bin/python3" -c 'import demotorch; print("import demotorch: ok")'
+
+step "doctor after repair"
+LD_LIBRARY_PATH=$system_lib "$condacuda" doctor -p "$env"
+echo
+echo "The demo env stays repaired in $env; \`$condacuda undo -p $env\` takes the repair back."
