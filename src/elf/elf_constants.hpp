@@ -8,6 +8,7 @@ namespace condacuda::elf {
 inline constexpr std::uint8_t elfclass32 = 1;
 inline constexpr std::uint8_t elfclass64 = 2;
 inline constexpr std::uint8_t elfdata2lsb = 1;
+inline constexpr std::uint8_t elfdata2msb = 2;
 inline constexpr std::uint8_t ev_current = 1;
 inline constexpr std::uint8_t elfosabi_sysv = 0;
 inline constexpr std::uint8_t elfosabi_gnu = 3;

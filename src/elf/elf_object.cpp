@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "elf/chain_walks.hpp"
 #include "elf/elf_constants.hpp"
 
 namespace condacuda::elf {
@@ -14,7 +15,15 @@ constexpr std::uint64_t dyn_size = 16;
 constexpr std::uint64_t sym_size = 24;
 constexpr std::uint64_t rela_size = 24;
 constexpr std::uint64_t rel_size = 16;
-constexpr std::uint64_t max_chain_steps = 1u << 24; // hostile version chains end here
+constexpr std::uint64_t max_chain_steps = 1u << 24; // hostile hash chains end here
+// Version records (Verdef + Vernaux) one object may hold: versym indices have
+// 15 bits, so more cannot be told apart. Bounds the memory a hostile chain of
+// overlapping records (vna_next = 4, vn_cnt = 65535, many Verneeds) can claim.
+constexpr std::uint64_t max_version_records = 1u << 16;
+// A lookup walks one hash chain. Linkers size the buckets so that chains stay
+// a few entries long (bfd, gold and lld aim at 1-4 on average); a longer one
+// makes the table degenerate, and lookups then use a name index instead.
+constexpr std::uint64_t max_chain_walk = 256;
 
 Error corrupt(std::string what) { return make_error(ErrorCode::corrupt, std::move(what)); }
 } // namespace
@@ -96,9 +105,11 @@ Status ElfObject::parse_headers() {
   static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
   if (std::memcmp(r.span().data(), magic, 4) != 0) return corrupt("not an ELF file (bad magic)");
   class_ = *r.u8(4);
-  if (class_ != elfclass64)
-    return make_error(ErrorCode::unsupported, "32-bit ELF (ELFCLASS32) is not supported");
-  if (*r.u8(5) != elfdata2lsb) return make_error(ErrorCode::unsupported, "big-endian ELF is not supported");
+  if (class_ == elfclass32) return make_error(ErrorCode::unsupported, "32-bit ELF (ELFCLASS32) is not supported");
+  if (class_ != elfclass64) return corrupt("invalid ELF class byte " + std::to_string(class_));
+  std::uint8_t data = *r.u8(5);
+  if (data == elfdata2msb) return make_error(ErrorCode::unsupported, "big-endian ELF is not supported");
+  if (data != elfdata2lsb) return corrupt("invalid ELF data encoding byte " + std::to_string(data));
   type_ = *r.u16(16);
   machine_ = *r.u16(18);
   std::uint64_t phoff = *r.u64(32);
@@ -236,40 +247,45 @@ Status ElfObject::parse_dynamic_entries() {
 std::optional<std::uint32_t> ElfObject::count_symbols() const {
   // DT_HASH's nchain is exact; DT_GNU_HASH needs the highest chain end; the
   // section header table is the last resort (absent in some stripped files).
+  // A damaged table falls through to the next source.
   if (sysv_hash_offset_) {
     auto nchain = reader_.u32(*sysv_hash_offset_ + 4);
     if (nchain) return *nchain;
   }
-  if (gnu_hash_offset_) {
-    std::uint64_t gh = *gnu_hash_offset_;
-    auto nbuckets = reader_.u32(gh), symoffset = reader_.u32(gh + 4), bloom_size = reader_.u32(gh + 8);
-    if (nbuckets && symoffset && bloom_size) {
-      std::uint64_t buckets = gh + 16 + 8ull * *bloom_size;
-      std::uint64_t chain = buckets + 4ull * *nbuckets;
-      std::uint32_t max_index = 0;
-      bool any = false;
-      for (std::uint32_t b = 0; b < *nbuckets; ++b) {
-        auto v = reader_.u32(buckets + 4ull * b);
-        if (!v) return std::nullopt;
-        if (*v >= *symoffset) { max_index = std::max(max_index, *v); any = true; }
-      }
-      if (!any) return *symoffset;
-      for (std::uint64_t steps = 0; steps < max_chain_steps; ++steps) {
-        auto h = reader_.u32(chain + 4ull * (max_index - *symoffset));
-        if (!h) return std::nullopt;
-        if (*h & 1u) return max_index + 1;
-        ++max_index;
-      }
-      return std::nullopt;
-    }
+  if (gnu_hash_offset_)
+    if (auto n = count_from_gnu_hash(*gnu_hash_offset_)) return n;
+  return count_from_section_headers();
+}
+
+std::optional<std::uint32_t> ElfObject::count_from_gnu_hash(std::uint64_t gh) const {
+  auto nbuckets = reader_.u32(gh), symoffset = reader_.u32(gh + 4), bloom_size = reader_.u32(gh + 8);
+  if (!nbuckets || !symoffset || !bloom_size) return std::nullopt;
+  std::uint64_t buckets = gh + 16 + 8ull * *bloom_size;
+  std::uint64_t chain = buckets + 4ull * *nbuckets;
+  std::uint32_t max_index = 0;
+  bool any = false;
+  for (std::uint32_t b = 0; b < *nbuckets; ++b) {
+    auto v = reader_.u32(buckets + 4ull * b);
+    if (!v) return std::nullopt;
+    if (*v >= *symoffset) { max_index = std::max(max_index, *v); any = true; }
   }
-  if (shoff_ && shentsize_ == 64) {
-    for (std::uint16_t i = 0; i < shnum_; ++i) {
-      std::uint64_t sh = shoff_ + 64ull * i;
-      auto type = reader_.u32(sh + 4);
-      auto size = reader_.u64(sh + 32);
-      if (type && size && *type == sht_dynsym) return static_cast<std::uint32_t>(std::min<std::uint64_t>(*size / sym_size, 0xffffffffu));
-    }
+  if (!any) return *symoffset;
+  for (std::uint64_t steps = 0; steps < max_chain_steps; ++steps) {
+    auto h = reader_.u32(chain + 4ull * (max_index - *symoffset));
+    if (!h) return std::nullopt;
+    if (*h & 1u) return max_index + 1;
+    ++max_index;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> ElfObject::count_from_section_headers() const {
+  if (!shoff_ || shentsize_ != 64) return std::nullopt;
+  for (std::uint16_t i = 0; i < shnum_; ++i) {
+    std::uint64_t sh = shoff_ + 64ull * i;
+    auto type = reader_.u32(sh + 4);
+    auto size = reader_.u64(sh + 32);
+    if (type && size && *type == sht_dynsym) return static_cast<std::uint32_t>(std::min<std::uint64_t>(*size / sym_size, 0xffffffffu));
   }
   return std::nullopt;
 }
@@ -294,6 +310,7 @@ Status ElfObject::parse_symbols() {
     return corrupt("dynamic symbol table extends past the end of the file");
   symbol_count_ = *count;
   prepare_gnu_hash();
+  prepare_sysv_hash();
   if (versym_) {
     auto v = vaddr_to_offset(*versym_);
     if (!v || !reader_.has(*v, 2ull * symbol_count_)) return corrupt("DT_VERSYM table extends past the end of the file");
@@ -315,12 +332,24 @@ Status ElfObject::parse_symbols() {
     std::uint16_t shndx = *reader_.u16(p + 6);
     if (shndx == shn_undef && (info >> 4) != stb_local && *reader_.u32(p) != 0) undefined_.push_back(i);
   }
+  prepare_name_index();
+  return ok_status();
+}
+
+Status ElfObject::check_verdaux_chain(std::uint64_t aux, std::uint16_t count) const {
+  for (std::uint16_t k = 0; k < std::max<std::uint16_t>(count, 1); ++k) {
+    if (!reader_.has(aux, 8)) return corrupt("version definition name record outside the file");
+    std::uint32_t next = *reader_.u32(aux + 4);
+    if (next == 0) break;
+    aux += next;
+  }
   return ok_status();
 }
 
 Status ElfObject::parse_verdefs(std::uint64_t offset, std::uint64_t count) {
   std::uint64_t entry = offset;
-  for (std::uint64_t n = 0; n < count && n < max_chain_steps; ++n) {
+  for (std::uint64_t n = 0; n < count; ++n) {
+    if (n >= max_version_records) return corrupt("more version definitions than symbol versions can index");
     if (!reader_.has(entry, 20)) return corrupt("version definition record outside the file");
     VersionDefinition def;
     std::uint16_t version = *reader_.u16(entry);
@@ -329,8 +358,10 @@ Status ElfObject::parse_verdefs(std::uint64_t offset, std::uint64_t count) {
     def.index = *reader_.u16(entry + 4);
     def.hash = *reader_.u32(entry + 8);
     std::uint32_t aux = *reader_.u32(entry + 12), next = *reader_.u32(entry + 16);
+    // Every Verdaux record (the name, then the parents) must be whole in the
+    // file, though only the first is used: a record cut short is a damaged table.
+    if (auto s = check_verdaux_chain(entry + aux, *reader_.u16(entry + 6)); !s) return s;
     auto name_off = reader_.u32(entry + aux);
-    if (!name_off) return corrupt("version definition name outside the file");
     auto name = dynstr(*name_off);
     if (!name) return corrupt("version definition name outside the string table");
     def.name = *name;
@@ -344,7 +375,8 @@ Status ElfObject::parse_verdefs(std::uint64_t offset, std::uint64_t count) {
 Status ElfObject::parse_verneeds(std::uint64_t offset, std::uint64_t count) {
   std::uint64_t entry = offset;
   std::uint64_t steps = 0;
-  for (std::uint64_t n = 0; n < count && n < max_chain_steps; ++n) {
+  for (std::uint64_t n = 0; n < count; ++n) {
+    if (n >= max_version_records) return corrupt("more version requirements than symbol versions can index");
     if (!reader_.has(entry, 16)) return corrupt("version requirement record outside the file");
     std::uint16_t version = *reader_.u16(entry);
     if (version != 1) return corrupt("unsupported version " + std::to_string(version) + " of Verneed record");
@@ -356,7 +388,7 @@ Status ElfObject::parse_verneeds(std::uint64_t offset, std::uint64_t count) {
     need.file = *fname;
     std::uint64_t a = entry + aux;
     for (std::uint16_t k = 0; k < cnt; ++k) {
-      if (++steps > max_chain_steps) return corrupt("version requirement chain too long");
+      if (++steps > max_version_records) return corrupt("more version requirements than symbol versions can index");
       if (!reader_.has(a, 16)) return corrupt("version requirement entry outside the file");
       VersionNeedEntry e;
       e.hash = *reader_.u32(a);
@@ -423,13 +455,119 @@ void ElfObject::prepare_gnu_hash() {
   gnu_ = g;
 }
 
+void ElfObject::prepare_sysv_hash() {
+  if (!sysv_hash_offset_) return;
+  std::uint64_t sh = *sysv_hash_offset_;
+  auto nbucket = reader_.u32(sh), nchain = reader_.u32(sh + 4);
+  if (!nbucket || !nchain || *nbucket == 0) return;
+  sysv_ = SysvHash{true, *nbucket, *nchain, sh + 8, sh + 8 + 4ull * *nbucket};
+}
+
+bool ElfObject::gnu_bloom_passes(std::uint32_t h) const {
+  std::uint64_t word = *reader_.u64(gnu_.bloom + 8ull * ((h / 64) & (gnu_.bloom_size - 1)));
+  // glibc shifts a 64-bit uint_fast32_t: a shift of 32..63 (kept below 64
+  // at parse time) gives 0, where shifting the 32-bit value would be undefined.
+  std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((std::uint64_t{h} >> gnu_.shift) % 64));
+  return (word & mask) == mask;
+}
+
+void ElfObject::prepare_name_index() {
+  // Decide whether the table lookup_candidates would walk is degenerate, in
+  // time linear in its size (each entry is read a bounded number of times).
+  bool degenerate = false;
+  if (gnu_.valid) {
+    // GNU chains are runs of consecutive entries ended by a set low bit; a
+    // walk from any bucket costs at most the rest of its run.
+    std::uint64_t run = 0;
+    for (std::uint64_t i = gnu_.symoffset; i < symbol_count_ && !degenerate; ++i) {
+      auto hv = reader_.u32(gnu_.chain + 4ull * (i - gnu_.symoffset));
+      if (!hv) break; // walks stop where the table becomes unreadable
+      run = (*hv & 1u) ? 0 : run + 1;
+      degenerate = run > max_chain_walk;
+    }
+  } else if (sysv_.valid) {
+    // SysV chains are linked lists; in a sound table each entry is on one
+    // chain. Shared entries or loops make the table degenerate, as does length.
+    std::vector<bool> seen(std::min<std::uint64_t>(sysv_.nchain, symbol_count_));
+    for (std::uint32_t b = 0; b < sysv_.nbucket && !degenerate; ++b) {
+      auto idx = reader_.u32(sysv_.buckets + 4ull * b);
+      if (!idx) break;
+      for (std::uint64_t length = 0; *idx != 0 && *idx < seen.size(); ++length) {
+        if (seen[*idx] || length > max_chain_walk) {
+          degenerate = true;
+          break;
+        }
+        seen[*idx] = true;
+        idx = reader_.u32(sysv_.chains + 4ull * *idx);
+        if (!idx) break;
+      }
+    }
+  } else {
+    degenerate = symbol_count_ > max_chain_walk; // every lookup is a linear scan
+  }
+  if (!degenerate) return;
+
+  // Each name's candidates, exactly those the walk would pass to visit(), in
+  // the same order (a loop is followed once around instead of until the
+  // step bound).
+  use_name_index_ = true;
+  auto add = [&](std::uint32_t i, std::string_view name) { name_index_[name].push_back(i); };
+  if (gnu_.valid) {
+    // Entry i is met by the walk for its own name when that name's bucket
+    // starts the walk at or before i, within i's run, and its hash word and
+    // bloom bits match.
+    std::uint64_t run_start = gnu_.symoffset; // first entry of the run holding i
+    for (std::uint64_t i = gnu_.symoffset; i < symbol_count_; ++i) {
+      auto hv = reader_.u32(gnu_.chain + 4ull * (i - gnu_.symoffset));
+      if (!hv) break;
+      auto s = symbol(static_cast<std::uint32_t>(i));
+      if (s) {
+        std::uint32_t h = gnu_hash(s->name);
+        std::uint32_t start = *reader_.u32(gnu_.buckets + 4ull * (h % gnu_.nbuckets));
+        if (start != 0 && start >= gnu_.symoffset && start >= run_start && start <= i &&
+            ((*hv ^ h) >> 1) == 0 && gnu_bloom_passes(h))
+          add(static_cast<std::uint32_t>(i), s->name);
+      }
+      if (*hv & 1u) run_start = i + 1;
+    }
+  } else if (sysv_.valid) {
+    // Entry i is met by the walk for its own name when the walk from that
+    // name's bucket reaches it; ChainWalks answers for all entries at once.
+    auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(sysv_.nchain, symbol_count_));
+    std::vector<std::uint32_t> next(n, ChainWalks::no_next);
+    for (std::uint32_t i = 1; i < n; ++i) {
+      auto v = reader_.u32(sysv_.chains + 4ull * i);
+      if (v && *v != 0) next[i] = *v; // 0 (STN_UNDEF) or an unreadable entry ends the walk
+    }
+    ChainWalks walks(std::move(next));
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> met; // steps from the bucket, entry
+    for (std::uint32_t i = 1; i < n; ++i) {
+      auto s = symbol(i);
+      if (!s) continue;
+      auto start = reader_.u32(sysv_.buckets + 4ull * (sysv_hash(s->name) % sysv_.nbucket));
+      if (!start || *start == 0) continue;
+      if (auto steps = walks.steps(*start, i)) met.emplace_back(*steps, i);
+    }
+    std::sort(met.begin(), met.end());
+    for (const auto& [steps, i] : met) add(i, symbol(i)->name);
+  } else {
+    for (std::uint32_t i = 1; i < symbol_count_; ++i)
+      if (auto s = symbol(i)) add(i, s->name);
+  }
+}
+
 void ElfObject::lookup_candidates(std::string_view name, FunctionRef visit) const {
+  if (use_name_index_) {
+    auto it = name_index_.find(name);
+    if (it == name_index_.end()) return;
+    for (std::uint32_t i : it->second)
+      if (!visit(i)) return;
+    return;
+  }
   if (gnu_.valid) {
     // Same walk as do_lookup_x with DT_GNU_HASH (elf/dl-lookup.c).
     std::uint32_t h = gnu_hash(name);
-    std::uint64_t word = *reader_.u64(gnu_.bloom + 8ull * ((h / 64) & (gnu_.bloom_size - 1)));
-    std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> gnu_.shift) % 64));
-    if ((word & mask) != mask) return;
+    if (!gnu_bloom_passes(h)) return;
     std::uint32_t idx = *reader_.u32(gnu_.buckets + 4ull * (h % gnu_.nbuckets));
     if (idx == 0 || idx < gnu_.symoffset) return;
     for (std::uint32_t i = idx; i < symbol_count_; ++i) {
@@ -440,19 +578,14 @@ void ElfObject::lookup_candidates(std::string_view name, FunctionRef visit) cons
     }
     return;
   }
-  if (sysv_hash_offset_) {
-    std::uint64_t sh = *sysv_hash_offset_;
-    auto nbucket = reader_.u32(sh), nchain = reader_.u32(sh + 4);
-    if (nbucket && nchain && *nbucket) {
-      std::uint32_t h = sysv_hash(name);
-      auto idx = reader_.u32(sh + 8 + 4ull * (h % *nbucket));
-      std::uint64_t chains = sh + 8 + 4ull * *nbucket;
-      for (std::uint32_t steps = 0; idx && *idx != 0 && *idx < *nchain && steps <= *nchain; ++steps) {
-        if (!visit(*idx)) return;
-        idx = reader_.u32(chains + 4ull * *idx);
-      }
-      return;
+  if (sysv_.valid) {
+    std::uint32_t h = sysv_hash(name);
+    auto idx = reader_.u32(sysv_.buckets + 4ull * (h % sysv_.nbucket));
+    for (std::uint32_t steps = 0; idx && *idx != 0 && *idx < sysv_.nchain && steps <= sysv_.nchain; ++steps) {
+      if (!visit(*idx)) return;
+      idx = reader_.u32(sysv_.chains + 4ull * *idx);
     }
+    return;
   }
   for (std::uint32_t i = 1; i < symbol_count_; ++i)
     if (!visit(i)) return;

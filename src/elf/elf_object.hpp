@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "elf/byte_reader.hpp"
@@ -149,10 +150,13 @@ private:
   Status parse_dynamic_entries();
   Status parse_symbols();
   Status parse_verdefs(std::uint64_t offset, std::uint64_t count);
+  Status check_verdaux_chain(std::uint64_t aux, std::uint16_t count) const;
   Status parse_verneeds(std::uint64_t offset, std::uint64_t count);
   std::optional<std::uint64_t> vaddr_to_offset(std::uint64_t vaddr) const;
   std::optional<std::string_view> dynstr(std::uint64_t offset) const;
   std::optional<std::uint32_t> count_symbols() const;
+  std::optional<std::uint32_t> count_from_gnu_hash(std::uint64_t offset) const;
+  std::optional<std::uint32_t> count_from_section_headers() const;
   // A non-owning callable reference: lookups are hot, std::function allocates.
   class FunctionRef {
   public:
@@ -166,6 +170,9 @@ private:
   };
   void lookup_candidates(std::string_view name, FunctionRef visit) const;
   void prepare_gnu_hash();
+  void prepare_sysv_hash();
+  void prepare_name_index();
+  bool gnu_bloom_passes(std::uint32_t h) const;
 
   struct Segment {
     std::uint64_t vaddr, offset, filesz;
@@ -201,6 +208,19 @@ private:
     std::uint32_t nbuckets = 0, symoffset = 0, bloom_size = 0, shift = 0;
     std::uint64_t bloom = 0, buckets = 0, chain = 0; // file offsets
   } gnu_;
+  // DT_HASH header, validated once at parse time.
+  struct SysvHash {
+    bool valid = false;
+    std::uint32_t nbucket = 0, nchain = 0;
+    std::uint64_t buckets = 0, chains = 0; // file offsets
+  } sysv_;
+  // Set only when the table lookups would use is degenerate (a chain longer
+  // than any linker makes, chains that share entries or loop, or no hash table
+  // on a large symbol table): each name's candidates in the order the chain
+  // walk meets them, so that a hostile file cannot make every lookup walk the
+  // whole table (quadratic work over all undefined symbols).
+  bool use_name_index_ = false;
+  std::unordered_map<std::string_view, std::vector<std::uint32_t>> name_index_;
   std::vector<VersionDefinition> verdefs_;
   std::vector<VersionNeed> verneeds_;
   std::vector<std::uint32_t> undefined_;

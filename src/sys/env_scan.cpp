@@ -29,8 +29,12 @@ std::string relative_to(const fs::path& path, const fs::path& base) {
   return path.lexically_relative(base).generic_string();
 }
 
+// Problems with one library file become snapshot warnings that name it: a
+// file that cannot be read (a FIFO, no permission), an ELF file whose tables
+// are damaged, a symlink loop. A dangling link or a 32-bit/foreign ELF file
+// is not a problem of the env, and stays silent.
 inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, const fs::path& canonical_prefix,
-                                 bool symlink) {
+                                 bool symlink, std::vector<std::string>& warnings) {
   inventory::ScannedFile f;
   f.path = relative_to(path, prefix);
   std::error_code ec;
@@ -39,6 +43,7 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
     f.symlink = true;
     f.link_target = fs::read_symlink(path, ec).string();
     real = fs::canonical(path, ec);
+    if (ec == std::errc::too_many_symbolic_link_levels) warnings.push_back(f.path + ": symbolic link loop");
     if (ec) return f; // broken link
     std::string rel = relative_to(real, canonical_prefix);
     if (!rel.empty() && rel.rfind("..", 0) != 0) {
@@ -49,6 +54,7 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
   auto bytes = map_file(real.string());
   if (!bytes) {
     f.elf_error = bytes.error().message;
+    if (bytes.error().code != ErrorCode::not_found) warnings.push_back(f.path + ": " + f.elf_error);
     return f;
   }
   f.size = bytes->data.size();
@@ -56,6 +62,7 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
   auto elf = elf::ElfObject::parse(*bytes, false);
   if (elf) f.elf = *elf;
   else f.elf_error = elf.error().message;
+  if (!elf && elf.error().code != ErrorCode::unsupported) warnings.push_back(f.path + ": not a usable ELF file: " + f.elf_error);
   return f;
 }
 
@@ -156,7 +163,7 @@ Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text) {
     }
     if (!inventory::looks_like_shared_library(entry.path().filename().string())) continue;
     if (symlink && fs::is_directory(entry.path(), ec)) continue;
-    s.shared_objects.push_back(scan_file(entry.path(), prefix, canonical_prefix, symlink));
+    s.shared_objects.push_back(scan_file(entry.path(), prefix, canonical_prefix, symlink, s.warnings));
   }
   std::sort(s.shared_objects.begin(), s.shared_objects.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });

@@ -25,7 +25,9 @@ Error errno_error(int e, const std::string& path, const char* what) {
 
 Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
+  // forever in an env scan. It changes nothing for the mmap of a regular file.
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (f.fd < 0) {
     int e = errno;
     if (errno_out) *errno_out = e;
@@ -40,6 +42,12 @@ Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
   if (S_ISDIR(st.st_mode)) {
     if (errno_out) *errno_out = EISDIR;
     return errno_error(EISDIR, path, "cannot read");
+  }
+  if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+    // Not a file of bytes (ld.so itself would block reading the FIFO).
+    if (errno_out) *errno_out = EINVAL;
+    return make_error(ErrorCode::io, std::string("cannot read: not a regular file (a ") +
+                                         (S_ISFIFO(st.st_mode) ? "FIFO" : "socket") + ")", path);
   }
   auto size = static_cast<std::size_t>(st.st_size);
   if (size == 0) return elf::FileBytes{};

@@ -1,0 +1,77 @@
+// libFuzzer target: the ELF reader (src/elf) on arbitrary bytes.
+//
+// README: the same target runs two ways. In every build, fuzz_elf_replay
+// replays a seed corpus made at test time plus deterministic mutations of it
+// (CTest unit.fuzz_replay, tests/fuzz/replay.sh). With clang and libFuzzer:
+//   cmake -S . -B build-libfuzzer -G Ninja -DCONDACUDA_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14
+//   ninja -C build-libfuzzer fuzz_elf fuzz_ld_so_cache
+//   tests/fuzz/make_seeds.sh /tmp/seeds      # seeds/elf and seeds/cache
+//   build-libfuzzer/tests/fuzz_elf -max_total_time=120 /tmp/corpus-elf /tmp/seeds/elf
+//
+// Besides "no crash, no over-read, no undefined behaviour" the target checks
+// the reader's own promises and traps when one breaks: errors carry a message,
+// undefined-symbol indices are in range, and a lookup never visits more
+// symbols than the table holds (a chain walk that does not stop).
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "elf/elf_constants.hpp"
+#include "elf/elf_object.hpp"
+
+namespace {
+
+namespace elf = condacuda::elf;
+
+void check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+void exercise(const elf::ElfObject& o) {
+  (void)o.dynamic();
+  for (const auto& d : o.version_definitions()) (void)d.name.size();
+  for (const auto& n : o.version_needs())
+    for (const auto& e : n.entries) (void)e.name.size();
+  if (!o.has_symbols()) return;
+  const std::uint32_t count = o.symbol_count();
+  std::vector<std::string_view> names = {"", "a", "main", "printf", "cudaMalloc", "__nvJitLinkAddData_12_1"};
+  for (std::uint32_t i = 0; i < count && i < 4096; ++i) {
+    auto s = o.symbol(i);
+    if (s && names.size() < 256) names.push_back(s->name);
+  }
+  (void)o.symbol(count);
+  for (std::uint32_t index : o.undefined_symbols()) {
+    check(index < count);
+    if (auto s = o.symbol(index); s && names.size() < 512) names.push_back(s->name);
+  }
+  for (std::string_view name : names) {
+    std::uint64_t visits = 0;
+    o.for_each_named(name, [&](std::uint32_t i, const elf::Symbol& s) {
+      check(i < count && s.name == name);
+      ++visits;
+      return true;
+    });
+    check(visits <= std::uint64_t{count} + 1);
+  }
+  for (const auto& ref : o.relocation_order()) (void)o.symbol(ref.symbol);
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  // Not owned: the buffer outlives the call's objects.
+  elf::FileBytes bytes{nullptr, std::span<const std::byte>(reinterpret_cast<const std::byte*>(data), size)};
+  (void)elf::verify_header(bytes.data, elf::em_x86_64);
+  for (bool with_symbols : {false, true}) {
+    auto parsed = elf::ElfObject::parse(bytes, with_symbols);
+    if (!parsed) {
+      check(!parsed.error().message.empty());
+      continue;
+    }
+    exercise(**parsed);
+  }
+  return 0;
+}
