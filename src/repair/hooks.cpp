@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "repair/activation.hpp"
 #include "util/embedded.hpp"
 
 namespace condacuda::repair {
@@ -44,6 +45,11 @@ Status check_folder(std::string_view folder) {
   if (folder.find(':') != std::string_view::npos)
     return make_error(ErrorCode::unsupported, "a folder containing ':' cannot be put on LD_LIBRARY_PATH",
                       std::string(folder));
+  // FS, GS, RS and US separate the hooks' state records and fields (repair/activation.hpp).
+  if (std::any_of(folder.begin(), folder.end(), [](char c) { return is_hook_separator(c); }))
+    return make_error(ErrorCode::unsupported,
+                      "a folder containing an ASCII FS, GS, RS or US control character cannot be recorded by the hooks",
+                      std::string(folder));
   return ok_status();
 }
 
@@ -56,14 +62,91 @@ Status check_spec(const HookSpec& spec) {
   return ok_status();
 }
 
-// The folders as words of a `for` (sh, fish) or `foreach` (csh) list.
-std::string folder_words(Shell shell, const std::vector<std::string>& folders) {
-  std::string words;
+// A folder as part of an unquoted sh word: as is when every byte is one that means
+// nothing to the shell there, else single-quoted.
+std::string posix_word_part(std::string_view folder) {
+  const bool plain = std::all_of(folder.begin(), folder.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+           std::string_view("_./+,@%=-").find(c) != std::string_view::npos;
+  });
+  return plain ? std::string(folder) : quote_posix(folder);
+}
+
+// The longest leading directory ("a/b/") all folders share when each goes on past it.
+std::string shared_directory(const std::vector<std::string>& folders) {
+  if (folders.size() < 2) return {};
+  std::string_view common = folders.front();
   for (const auto& folder : folders) {
-    if (!words.empty()) words += ' ';
-    words += quote_for(shell, folder);
+    std::size_t n = 0;
+    while (n < common.size() && n < folder.size() && common[n] == folder[n]) ++n;
+    common = common.substr(0, n);
   }
-  return words;
+  const std::size_t slash = common.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  common = common.substr(0, slash + 1);
+  for (const auto& folder : folders)
+    if (folder.size() == common.size()) return {};
+  return std::string(common);
+}
+
+// sh: commands that set _condacuda to the entries, "$CONDA_PREFIX/<folder>" joined by
+// ':'. Unquoted: an assignment's value is neither split nor globbed, and a ':' in it is
+// always followed by '$', so there is no tilde expansion either. bash parses the hook
+// at every activation and its cost grows with the text, so a long leading directory
+// the folders share is written once, in a first assignment.
+std::string posix_entries(const std::vector<std::string>& folders) {
+  const std::string shared = shared_directory(folders);
+  const std::size_t saved = (folders.size() - 1) * shared.size();
+  std::string out;
+  std::string base = "$CONDA_PREFIX/";
+  if (!shared.empty() && saved > 40) {
+    out = "_condacuda=$CONDA_PREFIX/" + posix_word_part(shared.substr(0, shared.size() - 1)) + "; ";
+    base = "$_condacuda/";
+  }
+  out += "_condacuda=";
+  for (std::size_t i = 0; i < folders.size(); ++i) {
+    if (i > 0) out += ':';
+    out += base + posix_word_part(std::string_view(folders[i]).substr(base == "$CONDA_PREFIX/" ? 0 : shared.size()));
+  }
+  return out;
+}
+
+// fish: the entries as a list of words, "$prefix"/<folder>.
+std::string fish_entries(const std::vector<std::string>& folders) {
+  std::string out;
+  for (const auto& folder : folders) {
+    if (!out.empty()) out += ' ';
+    out += "\"$prefix\"/" + quote_fish(folder);
+  }
+  return out;
+}
+
+// csh: the entries as one word, ${_condacuda_prefix:q}/<folder> joined by ':'.
+std::string csh_entries(const std::vector<std::string>& folders) {
+  std::string out;
+  for (const auto& folder : folders) {
+    if (!out.empty()) out += ':';
+    out += "${_condacuda_prefix:q}/" + quote_csh(folder);
+  }
+  return out;
+}
+
+// The shellcheck directive the sh activation hook needs for these folders: quoted parts
+// in the entries are parts of folder names (SC2016, SC2089, SC2090 would take them for
+// mistakes). Nothing for plain folders, to keep the parsed text short.
+std::string posix_shellcheck_directive(const std::vector<std::string>& folders) {
+  const bool quoted = std::any_of(folders.begin(), folders.end(),
+                                  [](const std::string& f) { return posix_word_part(f) != f; });
+  return quoted ? " disable=SC2016,SC2089,SC2090" : "";
+}
+
+std::string entries_for(Shell shell, const std::vector<std::string>& folders) {
+  switch (shell) {
+  case Shell::posix: return posix_entries(folders);
+  case Shell::fish: return fish_entries(folders);
+  case Shell::csh: return csh_entries(folders);
+  }
+  return posix_entries(folders);
 }
 
 Result<std::string_view> load_template(const std::string& name) {
@@ -78,10 +161,10 @@ Result<std::string> render_template(const std::string& name, std::span<const Pla
   return expand_placeholders(*text, values, name);
 }
 
-// A fragment shared by activate and deactivate, with no placeholders of its own. Its
-// last newline is dropped so that it replaces its @NAME@ line exactly.
-Result<std::string> render_fragment(const std::string& name) {
-  auto text = render_template(name, {});
+// The fragment shared by activate and deactivate (remove_record), expanded with the
+// same values. Its last newline is dropped so that it replaces its @NAME@ line exactly.
+Result<std::string> render_fragment(const std::string& name, std::span<const Placeholder> values) {
+  auto text = render_template(name, values);
   if (!text) return text;
   if (!text->empty() && text->back() == '\n') text->pop_back();
   return text;
@@ -89,18 +172,25 @@ Result<std::string> render_fragment(const std::string& name) {
 
 Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell) {
   const std::string ext(hook_extension(shell));
-  auto find_slot = render_fragment("templates/hooks/find_slot." + ext + ".in");
-  if (!find_slot) return find_slot.error();
-  auto remove_entries = render_fragment("templates/hooks/remove_entries." + ext + ".in");
-  if (!remove_entries) return remove_entries.error();
   const std::string version = spec.tool_version.empty() ? "(unknown version)" : spec.tool_version;
-  const std::string words = folder_words(shell, spec.folders);
-  const std::array<Placeholder, 4> values = {{
+  const std::string entries = entries_for(shell, spec.folders);
+  const std::string fs(1, hook_state_fs), gs(1, hook_state_gs), rs(1, hook_record_separator),
+      us(1, hook_field_separator);
+  const std::string directive = shell == Shell::posix ? posix_shellcheck_directive(spec.folders) : "";
+  std::array<Placeholder, 8> values = {{
       {"TOOL_VERSION", version},
-      {"FOLDERS", words},
-      {"FIND_SLOT", *find_slot},
-      {"REMOVE_ENTRIES", *remove_entries},
+      {"SHELLCHECK", directive},
+      {"ENTRIES", entries},
+      {"FS", fs},
+      {"GS", gs},
+      {"RS", rs},
+      {"US", us},
+      {"REMOVE_RECORD", ""},
   }};
+  auto remove_record = render_fragment("templates/hooks/remove_record." + ext + ".in",
+                                       std::span<const Placeholder>(values.data(), values.size() - 1));
+  if (!remove_record) return remove_record.error();
+  values.back().value = *remove_record;
   std::vector<RenderedFile> files;
   for (std::string_view phase : {"activate", "deactivate"}) {
     auto content = render_template("templates/hooks/" + std::string(phase) + "." + ext + ".in", values);

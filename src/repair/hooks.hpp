@@ -11,9 +11,14 @@
 //   - deactivation restores LD_LIBRARY_PATH as it was (unset stays unset, empty stays
 //     empty) while keeping entries that something else added meanwhile, whatever the
 //     order of deactivation scripts (pixi does not reverse it).
-//   - stacked envs, and clones of one env, keep separate state: each activated env owns
-//     a slot of exported variables CONDACUDA_HOOK_<n>_{PREFIX,BASE,ADDED_PATH}, found by
-//     comparing the stored prefix with $CONDA_PREFIX.
+//   - stacked envs, and clones of one env, keep separate state: each activated env has a
+//     record in the exported CONDACUDA_HOOK_STATE, found by its prefix (format and a
+//     pure model of both scripts: repair/activation.hpp).
+//   - the sh scripts are fast: bash parses a sourced file at every activation, so the
+//     common case (first activation; deactivation of the only active env) is one short
+//     command that ends the sourcing with `return`, and the entries are written with as
+//     little text as possible (see posix_entries in hooks.cpp; tests/bench/bench_hooks.sh
+//     measures them beside a one-line `export LD_LIBRARY_PATH=...` script).
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,7 +57,8 @@ std::vector<std::string> hook_relative_paths(const std::vector<Shell>& shells);
 //   internal     no folders; an empty, absolute or NUL-holding folder, or one with a ".."
 //                component; a tool_version with control characters; a missing template
 //                or a template with an unknown placeholder.
-//   unsupported  a folder containing ':', which LD_LIBRARY_PATH cannot represent.
+//   unsupported  a folder containing ':', which LD_LIBRARY_PATH cannot represent, or an
+//                ASCII FS, GS, RS or US, which separate the hooks' state.
 Result<std::vector<RenderedFile>> render_hooks(const HookSpec& spec, const std::vector<Shell>& shells);
 
 // One quoting function per shell: the result, written in a script of that shell, reads

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "repair/activation.hpp"
 #include "sys/mapped_file.hpp"
 
 namespace condacuda::sys {
@@ -24,16 +25,10 @@ HookState read_hook_state(const std::string& prefix) {
 }
 
 std::optional<std::string> active_hook_entries(const std::string& prefix) {
-  // Slots are numbered 1, 2, ... without gaps (templates/hooks/find_slot.sh.in).
-  for (int n = 1;; ++n) {
-    std::string base = "CONDACUDA_HOOK_" + std::to_string(n);
-    const char* owner = std::getenv((base + "_PREFIX").c_str());
-    if (!owner) return std::nullopt;
-    if (prefix == owner) {
-      const char* added = std::getenv((base + "_ADDED_PATH").c_str());
-      return added ? std::optional<std::string>(added) : std::nullopt;
-    }
-  }
+  const std::string name(repair::hook_state_variable);
+  const char* state = std::getenv(name.c_str());
+  if (!state) return std::nullopt;
+  return repair::hook_entries_for(state, prefix);
 }
 
 } // namespace condacuda::sys

@@ -19,8 +19,9 @@ struct HookState {
 HookState read_hook_state(const std::string& prefix);
 
 // What the hook added to LD_LIBRARY_PATH in this process's environment when
-// the env is active here: CONDACUDA_HOOK_<n>_ADDED_PATH of the slot whose
-// _PREFIX is `prefix`.
+// the env is active here: the entries of the record for `prefix` in
+// CONDACUDA_HOOK_STATE (format: repair/activation.hpp); nullopt when there is
+// none or the variable is malformed.
 std::optional<std::string> active_hook_entries(const std::string& prefix);
 
 } // namespace condacuda::sys

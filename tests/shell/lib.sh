@@ -60,6 +60,8 @@ hk_setup() {
     *) echo "FAIL: unknown shell $HK_SHELL" >&2; return 1 ;;
   esac
   require_command "$HK_SHELL"
+  HK_LOCALE=C
+  if locale -a 2>/dev/null | grep -qix -e C.UTF-8 -e C.utf8; then HK_LOCALE=C.UTF-8; fi
   HK_TOOL=$(render_hooks_tool)
   HK_EMPTY_DIR=$TEST_TMP/empty-path
   HK_PRINTER=$TEST_TMP/printer
@@ -266,6 +268,20 @@ hk_reactivate() {
 # Sources the top env's activate.d once more, as a user or a tool might.
 hk_source_activate_again() { _hk_run_scripts activate "${HK_STACK[-1]}"; }
 
+# hk_deactivate_rerendered OTHER: deactivates the top env with the deactivate.d scripts
+# found under OTHER, CONDA_PREFIX unchanged: what happens when `condacuda repair` ran
+# again while the env was active and planned other folders.
+hk_deactivate_rerendered() {
+  _hk_run_scripts deactivate "$1"
+  unset 'HK_STACK[-1]'
+  if [[ ${#HK_STACK[@]} -gt 0 ]]; then
+    _hk_set_prefix "${HK_STACK[-1]}"
+    _hk_run_scripts activate "${HK_STACK[-1]}"
+  else
+    _hk_unset_prefix
+  fi
+}
+
 _hk_printer() {
   HK_STEP=$((HK_STEP + 1))
   case $HK_EXT in
@@ -303,7 +319,9 @@ hk_expect_stderr() { HK_STDERR_EXPECTED=$1; }
 
 # HK_COMMAND: the driver's environment and command line, as `env` arguments.
 _hk_command() {
-  HK_COMMAND=(-u CONDA_PREFIX -u LD_LIBRARY_PATH
+  # A UTF-8 locale, as users have: A2's prefix is not ASCII (fish cannot even source a
+  # file by such a name in the C locale, and bash then counts characters, not bytes).
+  HK_COMMAND=(-u CONDA_PREFIX -u LD_LIBRARY_PATH LC_ALL="$HK_LOCALE"
     CC_EMPTY="$HK_EMPTY_DIR" CC_PRINTER="$HK_PRINTER" CC_BASELINE="$HK_DIR/baseline")
   local i
   for i in "${!HK_VALS[@]}"; do HK_COMMAND+=("T_$((i + 1))=${HK_VALS[i]}"); done
@@ -384,17 +402,22 @@ EOF_
 }
 
 # The envs: A has a prefix with spaces, $, ' and " (and A2 is a copy of it, as
-# `conda create --clone` makes); W has folders with awkward names; P has another
-# package's hooks too; C has a ':' in its prefix, which no LD_LIBRARY_PATH can hold.
+# `conda create --clone` makes, with a non-ASCII name); W has folders with awkward
+# names; P has another package's hooks too; C has a ':' in its prefix, which no
+# LD_LIBRARY_PATH can hold, and S an ASCII RS, which separates the hooks' records;
+# R2 holds the hooks `condacuda repair` would write for R's prefix with other folders.
 hk_make_envs() {
   local root=$TEST_TMP/envs
   local sp=lib/python3.11/site-packages/nvidia
   HK_A="$root/env A \$x 'q' \"d\""
-  HK_A2="$root/env A2 \$x 'q' \"d\""
+  HK_A2="$root/env A2 \$x 'q' \"d\" é"
   HK_B=$root/envB
   HK_W=$root/weird
   HK_P=$root/pixi
   HK_C=$root/bad:prefix
+  HK_S=$root/bad$'\x1e'sep
+  HK_R=$root/rerendered
+  HK_R2=$root/rerendered-later
   mkdir -p "$root"
   hk_make_env "$HK_A" "$sp/cusparse/lib" "$sp/nvjitlink/lib"
   cp -a "$HK_A" "$HK_A2"
@@ -405,6 +428,9 @@ hk_make_envs() {
   hk_make_env "$HK_P" lib
   _hk_write_other_hooks "$HK_P"
   hk_make_env "$HK_C" lib
+  hk_make_env "$HK_S" lib
+  hk_make_env "$HK_R" "$sp/cusparse/lib" "$sp/nvjitlink/lib"
+  "$HK_TOOL" "$HK_R2" "$sp/cu13/lib"
 }
 
 # Starting states of LD_LIBRARY_PATH, by name.
@@ -603,6 +629,55 @@ hk_run_scenarios() {
     hk_expect /usr/lib
     hk_expect_clean
     hk_expect_stderr 'the env path contains ":"'
+    hk_run
+
+    for start in unset one; do
+      hk_scenario "a prefix with an ASCII RS is left alone, with a warning; start $start" "$mode"
+      _hk_start "$start"
+      hk_activate "$HK_A"
+      hk_activate "$HK_S" stack
+      _hk_join "$a" "$start" && hk_expect "$REPLY"
+      hk_deactivate
+      hk_expect "$REPLY"
+      hk_deactivate
+      _hk_expect_start "$start"
+      hk_expect_clean
+      hk_expect_stderr 'control character'
+      hk_run
+    done
+
+    for start in unset empty one; do
+      hk_scenario "repair changed the folders while active: deactivation takes out the old ones; start $start" "$mode"
+      _hk_start "$start"
+      hk_activate "$HK_R"
+      hk_deactivate_rerendered "$HK_R2"
+      _hk_expect_start "$start"
+      hk_expect_clean
+      hk_run
+    done
+
+    hk_scenario "entries taken out by something else: LD_LIBRARY_PATH stays, the state goes" "$mode"
+    _hk_start unset
+    hk_activate "$HK_A"
+    hk_ld_set /replaced
+    hk_deactivate
+    hk_expect /replaced
+    hk_expect_clean
+    hk_run
+
+    # The other package's deactivate.d only takes /opt/other off the front, so after the
+    # module load it stays: condacuda's entries go, everything else stays where it is.
+    hk_scenario "pixi's order with two stacked envs and a module load" "$mode"
+    _hk_start one
+    hk_activate "$HK_A"
+    hk_activate "$HK_P" stack
+    hk_ld_prepend "$module"
+    hk_expect "$module:/opt/other:$p:$a:/usr/lib"
+    hk_deactivate pixi
+    hk_expect "$a:$module:/opt/other:/usr/lib"
+    hk_deactivate pixi
+    hk_expect "$module:/opt/other:/usr/lib"
+    hk_expect_clean
     hk_run
   done
   hk_check_no_process

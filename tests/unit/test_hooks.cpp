@@ -1,11 +1,21 @@
-// repair/hooks: quoting, placeholder expansion and the rendered file set. The scripts'
-// behaviour in real shells is tested by tests/shell/test_hooks_*.sh.
+// repair/hooks: quoting, placeholder expansion and the rendered file set; the hooks'
+// state format and the pure model of the scripts (repair/activation), checked against
+// the rendered sh hooks sourced by real bash (and dash) byte for byte. The scripts'
+// behaviour in every shell is tested by tests/shell/test_hooks_*.sh.
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "repair/activation.hpp"
 #include "repair/hooks.hpp"
+#include "support/fixture.hpp"
+#include "sys/hook_state.hpp"
 #include "util/embedded.hpp"
 
 using namespace condacuda;
@@ -115,49 +125,78 @@ TEST_CASE("render_hooks writes activate.d and deactivate.d for each shell") {
   CHECK(hook_relative_paths({Shell::posix, Shell::fish, Shell::csh}) == expected);
 }
 
-TEST_CASE("rendered hooks: version, quoted folders in order, no placeholder, no absolute path") {
+TEST_CASE("rendered hooks: version, entries in order, no placeholder, no absolute path") {
   auto files = render_hooks(cuda12_spec(), {all_shells().begin(), all_shells().end()});
   REQUIRE(files.ok());
   for (const auto& file : *files) {
     INFO(file.relative_path);
     CHECK(contains(file.content, "condacuda 1.2.3:"));
-    CHECK_FALSE(contains(file.content, "@FOLDERS@"));
-    CHECK_FALSE(contains(file.content, "@TOOL_VERSION@"));
-    CHECK_FALSE(contains(file.content, "@FIND_SLOT@"));
-    CHECK_FALSE(contains(file.content, "@REMOVE_ENTRIES@"));
-    CHECK(contains(file.content, "CONDACUDA_HOOK_"));
+    for (const char* name : {"@ENTRIES@", "@TOOL_VERSION@", "@REMOVE_RECORD@", "@SHELLCHECK@", "@RS@", "@US@", "@FS@",
+                             "@GS@"})
+      CHECK_FALSE(contains(file.content, name));
+    CHECK(contains(file.content, "CONDACUDA_HOOK_STATE"));
   }
   const auto* sh = find_file(*files, "etc/conda/activate.d/condacuda.sh");
   REQUIRE(sh);
-  CHECK(contains(sh->content, "for _condacuda_folder in 'lib/python3.11/site-packages/nvidia/cusparse/lib' "
-                              "'lib/python3.11/site-packages/nvidia/nvjitlink/lib'; do"));
+  CHECK(contains(sh->content, "\n  _condacuda=$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/cusparse/lib:"
+                              "$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/nvjitlink/lib\n"));
+  CHECK(contains(sh->content, "# shellcheck shell=sh\n")); // plain folders need no directive
   CHECK_FALSE(has_command_substitution(sh->content));
   CHECK(has_command_substitution("x=$(date)\n"));
   CHECK_FALSE(has_command_substitution("# `comment`\nn=$((n + 1))\n"));
   const auto* fish = find_file(*files, "etc/conda/activate.d/condacuda.fish");
   REQUIRE(fish);
-  CHECK(contains(fish->content, "for folder in 'lib/python3.11/site-packages/nvidia/cusparse/lib' "
-                                "'lib/python3.11/site-packages/nvidia/nvjitlink/lib'"));
+  CHECK(contains(fish->content, "set -l new \"$prefix\"/'lib/python3.11/site-packages/nvidia/cusparse/lib' "
+                                "\"$prefix\"/'lib/python3.11/site-packages/nvidia/nvjitlink/lib'\n"));
   const auto* csh = find_file(*files, "etc/conda/activate.d/condacuda.csh");
   REQUIRE(csh);
-  CHECK(contains(csh->content, "foreach _condacuda_folder ( 'lib/python3.11/site-packages/nvidia/cusparse/lib' "
-                               "'lib/python3.11/site-packages/nvidia/nvjitlink/lib' )"));
+  CHECK(contains(csh->content, "set _condacuda_new = ${_condacuda_prefix:q}/'lib/python3.11/site-packages/nvidia/cusparse/lib':"
+                               "${_condacuda_prefix:q}/'lib/python3.11/site-packages/nvidia/nvjitlink/lib'\n"));
   // Deactivation scripts do not need the folders: they take out what activation recorded.
-  const auto* deactivate = find_file(*files, "etc/conda/deactivate.d/condacuda.sh");
-  REQUIRE(deactivate);
-  CHECK_FALSE(contains(deactivate->content, "cusparse"));
+  for (const char* path : {"etc/conda/deactivate.d/condacuda.sh", "etc/conda/deactivate.d/condacuda.fish",
+                           "etc/conda/deactivate.d/condacuda.csh"}) {
+    const auto* deactivate = find_file(*files, path);
+    REQUIRE(deactivate);
+    CHECK_FALSE(contains(deactivate->content, "cusparse"));
+  }
+}
+
+TEST_CASE("sh hooks: the common case is the first command, which ends the sourcing") {
+  HookSpec spec{{"lib/python3.12/site-packages/nvidia/cusparse/lib", "lib/python3.12/site-packages/nvidia/nvjitlink/lib",
+                 "lib/python3.12/site-packages/nvidia/cublas/lib"},
+                "1.2.3"};
+  auto files = render_hooks(spec, {Shell::posix});
+  REQUIRE(files.ok());
+  for (const auto& file : *files) {
+    INFO(file.relative_path);
+    const std::size_t explained = file.content.find("\n# How it works\n");
+    REQUIRE(explained != std::string::npos);
+    const std::string fast = file.content.substr(0, explained);
+    CHECK(contains(fast, "\n  return 0\nesac\n"));
+    CHECK(fast.find("return 0") == fast.rfind("return 0"));
+  }
+  // Three folders under one long directory: it is written once.
+  CHECK(contains((*files)[0].content, "\n  _condacuda=$CONDA_PREFIX/lib/python3.12/site-packages/nvidia; "
+                                      "_condacuda=$_condacuda/cusparse/lib:$_condacuda/nvjitlink/lib:$_condacuda/cublas/lib\n"));
 }
 
 TEST_CASE("render_hooks quotes awkward folders with each shell's function") {
   HookSpec spec{{"lib/it's", "lib/$x \"d\"\nnl!"}, "0.1.0"};
   auto files = render_hooks(spec, {Shell::posix, Shell::fish, Shell::csh});
   REQUIRE(files.ok());
-  const std::string posix_words = quote_posix(spec.folders[0]) + " " + quote_posix(spec.folders[1]);
-  const std::string fish_words = quote_fish(spec.folders[0]) + " " + quote_fish(spec.folders[1]);
-  const std::string csh_words = quote_csh(spec.folders[0]) + " " + quote_csh(spec.folders[1]);
-  CHECK(contains((*files)[0].content, "in " + posix_words + "; do"));
-  CHECK(contains((*files)[2].content, "in " + fish_words + "\n"));
-  CHECK(contains((*files)[4].content, "( " + csh_words + " )"));
+  const std::string posix = "_condacuda=$CONDA_PREFIX/" + quote_posix(spec.folders[0]) + ":$CONDA_PREFIX/" +
+                            quote_posix(spec.folders[1]);
+  const std::string fish_words = "\"$prefix\"/" + quote_fish(spec.folders[0]) + " \"$prefix\"/" + quote_fish(spec.folders[1]);
+  const std::string csh_word = "${_condacuda_prefix:q}/" + quote_csh(spec.folders[0]) + ":${_condacuda_prefix:q}/" +
+                               quote_csh(spec.folders[1]);
+  CHECK(contains((*files)[0].content, "\n  " + posix + "\n"));
+  CHECK(contains((*files)[0].content, "# shellcheck shell=sh disable=SC2016,SC2089,SC2090\n"));
+  CHECK(contains((*files)[2].content, "set -l new " + fish_words + "\n"));
+  CHECK(contains((*files)[4].content, "set _condacuda_new = " + csh_word + "\n"));
+  // Plain characters stay unquoted in the sh word.
+  auto plain = render_hooks({{"lib/a-b_c.d+e,f@g%h=i"}, "v"}, {Shell::posix});
+  REQUIRE(plain.ok());
+  CHECK(contains((*plain)[0].content, "\n  _condacuda=$CONDA_PREFIX/lib/a-b_c.d+e,f@g%h=i\n"));
 }
 
 TEST_CASE("render_hooks rejects folders the hooks cannot express") {
@@ -172,15 +211,264 @@ TEST_CASE("render_hooks rejects folders the hooks cannot express") {
   REQUIRE_FALSE(colon.ok());
   CHECK(colon.error().code == ErrorCode::unsupported);
   CHECK(colon.error().path == "lib/a:b");
+  for (char c : {'\x1c', '\x1d', '\x1e', '\x1f'}) {
+    auto separator = render_one(std::string("lib/a") + c + "b");
+    REQUIRE_FALSE(separator.ok());
+    CHECK(separator.error().code == ErrorCode::unsupported);
+  }
+  CHECK(render_one("lib/new\nline\ttab").ok()); // other control characters are name bytes
   CHECK(render_hooks({{"lib"}, "1.0\n# injected"}, {Shell::posix}).error().code == ErrorCode::internal);
   CHECK(render_one("lib/..x/y").ok()); // "..x" is a name, not a parent reference
 }
 
 TEST_CASE("every hook template is embedded") {
   for (const char* shell : {"sh", "fish", "csh"})
-    for (const char* part : {"activate", "deactivate", "find_slot", "remove_entries"}) {
+    for (const char* part : {"activate", "deactivate", "remove_record"}) {
       const std::string name = std::string("templates/hooks/") + part + "." + shell + ".in";
       INFO(name);
       CHECK(util::embedded_asset(name).has_value());
     }
+}
+
+// ---------------------------------------------------------------------------------
+// The state format and the model of the scripts (repair/activation).
+// ---------------------------------------------------------------------------------
+
+namespace {
+
+const std::string RS(1, '\x1e');
+const std::string US(1, '\x1f');
+
+} // namespace
+
+TEST_CASE("hook state: records [US] RS prefix US entries, parsed and formatted") {
+  const std::string state = US + RS + "/envs/a" + US + "/envs/a/lib:/envs/a/x" + RS + "/envs/b c" + US + "/envs/b c/lib";
+  auto records = parse_hook_state(state);
+  REQUIRE(records);
+  REQUIRE(records->size() == 2);
+  CHECK((*records)[0] == HookRecord{"/envs/a", true, "/envs/a/lib:/envs/a/x"});
+  CHECK((*records)[1] == HookRecord{"/envs/b c", false, "/envs/b c/lib"});
+  CHECK(format_hook_state(*records) == state);
+  CHECK(hook_entries_for(state, "/envs/b c") == "/envs/b c/lib");
+  CHECK(hook_entries_for(state, "/envs/a") == "/envs/a/lib:/envs/a/x");
+  CHECK_FALSE(hook_entries_for(state, "/envs").has_value());
+  CHECK(parse_hook_state("")->empty());
+  for (const std::string& bad : {std::string("x"), RS + "/a", RS + US + "/a/lib", RS + "/a" + US, US + "/a" + US + "x",
+                                US + US + RS + "/a" + US + "/a/lib", RS + "/a:b" + US + "/a:b/lib",
+                                RS + "/a" + US + "/a/lib" + US})
+    CHECK_FALSE(parse_hook_state(bad).has_value());
+  CHECK(hook_accepts_prefix("/opt/env with space/$x'\"!"));
+  for (const std::string& bad : {std::string(), std::string("/a:b"), std::string("/a\x1c"), std::string("/a\x1d"),
+                                std::string("/a\x1e"), std::string("/a\x1f")})
+    CHECK_FALSE(hook_accepts_prefix(bad));
+}
+
+TEST_CASE("sys::active_hook_entries reads CONDACUDA_HOOK_STATE of this process") {
+  const char* saved = std::getenv("CONDACUDA_HOOK_STATE");
+  const std::optional<std::string> before = saved ? std::optional<std::string>(saved) : std::nullopt;
+  const std::string state = RS + "/e1" + US + "/e1/lib" + US + RS + "/e2" + US + "/e2/a:/e2/b";
+  ::setenv("CONDACUDA_HOOK_STATE", state.c_str(), 1);
+  CHECK(sys::active_hook_entries("/e2") == "/e2/a:/e2/b");
+  CHECK(sys::active_hook_entries("/e1") == "/e1/lib");
+  CHECK_FALSE(sys::active_hook_entries("/e3").has_value());
+  ::setenv("CONDACUDA_HOOK_STATE", "garbage", 1);
+  CHECK_FALSE(sys::active_hook_entries("/e1").has_value());
+  ::unsetenv("CONDACUDA_HOOK_STATE");
+  CHECK_FALSE(sys::active_hook_entries("/e1").has_value());
+  if (before) ::setenv("CONDACUDA_HOOK_STATE", before->c_str(), 1);
+}
+
+TEST_CASE("hook model: activation, re-sourcing, deactivation, stacking") {
+  const std::vector<std::string> folders = {"lib/a", "lib/b"};
+  HookEnvironment start{std::string("/usr/lib"), std::nullopt};
+  HookEnvironment on = hook_activate(start, "/p", folders);
+  CHECK(on.ld_library_path == "/p/lib/a:/p/lib/b:/usr/lib");
+  CHECK(on.state == US + RS + "/p" + US + "/p/lib/a:/p/lib/b");
+  CHECK(hook_activate(on, "/p", folders) == on); // sourced again: nothing changes
+  CHECK(hook_deactivate(on, "/p") == start);
+  CHECK(hook_deactivate(start, "/p") == start); // not active: nothing changes
+
+  HookEnvironment unset_start{};
+  HookEnvironment u = hook_activate(unset_start, "/p", folders);
+  CHECK(u.ld_library_path == "/p/lib/a:/p/lib/b");
+  CHECK(u.state == RS + "/p" + US + "/p/lib/a:/p/lib/b");
+  CHECK(hook_deactivate(u, "/p") == unset_start);
+  HookEnvironment empty_start{std::string(), std::nullopt};
+  CHECK(hook_deactivate(hook_activate(empty_start, "/p", folders), "/p") == empty_start);
+
+  // Stacked: B on A; deactivating A first (pixi's order does not matter) keeps B.
+  HookEnvironment ab = hook_activate(on, "/q", {"lib"});
+  CHECK(ab.ld_library_path == "/q/lib:/p/lib/a:/p/lib/b:/usr/lib");
+  HookEnvironment b_only = hook_deactivate(ab, "/p");
+  CHECK(b_only.ld_library_path == "/q/lib:/usr/lib");
+  CHECK(b_only.state == US + RS + "/q" + US + "/q/lib");
+  // Entries something else removed meanwhile: LD_LIBRARY_PATH stays, the record goes.
+  HookEnvironment gone{std::string("/other"), on.state};
+  CHECK(hook_deactivate(gone, "/p") == HookEnvironment{std::string("/other"), std::nullopt});
+  // A prefix the hooks refuse changes nothing.
+  CHECK(hook_activate(start, "/a:b", folders) == start);
+  CHECK(hook_activate(start, "", folders) == start);
+  // activate_ld_library_path is the LD_LIBRARY_PATH side of hook_activate.
+  CHECK(activate_ld_library_path(on.ld_library_path, {"/p/lib/a", "/p/lib/b"}, std::string("/p/lib/a:/p/lib/b")) ==
+        on.ld_library_path);
+}
+
+// ---------------------------------------------------------------------------------
+// The model against the real scripts: the same steps in C++ and in a shell that
+// sources the rendered hooks, compared byte for byte after every step.
+// ---------------------------------------------------------------------------------
+
+namespace {
+
+struct Step {
+  enum Kind { activate, deactivate, prepend, set_ld } kind;
+  std::string arg; // the env's prefix, or the folder to prepend, or the value to set
+};
+
+struct Env {
+  std::string prefix;
+  std::vector<std::string> folders;
+};
+
+// The shell's path ("" when it is not installed): fixture::run does not search PATH.
+std::string shell_path(const std::string& shell) {
+  auto found = fixture::run({"/bin/sh", "-c", "command -v " + shell});
+  if (found.status != 0 || found.out.empty()) return {};
+  return found.out.substr(0, found.out.find('\n'));
+}
+
+// Runs the steps in `shell`, printing both variables after each ('s' value or 'u', then NUL).
+std::vector<HookEnvironment> run_in_shell(const std::string& shell, const std::string& locale,
+                                          const HookEnvironment& start, const std::vector<Step>& steps) {
+  std::string script = "show() { if [ -n \"${LD_LIBRARY_PATH+x}\" ]; then printf 's%s\\0' \"$LD_LIBRARY_PATH\"; "
+                       "else printf 'u\\0'; fi; if [ -n \"${CONDACUDA_HOOK_STATE+x}\" ]; then "
+                       "printf 's%s\\0' \"$CONDACUDA_HOOK_STATE\"; else printf 'u\\0'; fi; }\n";
+  std::map<std::string, std::optional<std::string>> vars = {
+      {"LD_LIBRARY_PATH", start.ld_library_path}, {"CONDACUDA_HOOK_STATE", start.state}, {"CONDA_PREFIX", std::nullopt},
+      {"LC_ALL", locale}, {"BASH_ENV", std::nullopt}, {"ENV", std::nullopt}};
+  int n = 0;
+  for (const auto& step : steps) {
+    const std::string var = "T_" + std::to_string(++n);
+    vars[var] = step.arg;
+    switch (step.kind) {
+    case Step::activate:
+      script += "CONDA_PREFIX=$" + var + "; export CONDA_PREFIX; . \"$CONDA_PREFIX/etc/conda/activate.d/condacuda.sh\"\n";
+      break;
+    case Step::deactivate:
+      script += "CONDA_PREFIX=$" + var + "; export CONDA_PREFIX; . \"$CONDA_PREFIX/etc/conda/deactivate.d/condacuda.sh\"\n";
+      break;
+    case Step::prepend:
+      script += "LD_LIBRARY_PATH=$" + var + "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; export LD_LIBRARY_PATH\n";
+      break;
+    case Step::set_ld: script += "LD_LIBRARY_PATH=$" + var + "; export LD_LIBRARY_PATH\n"; break;
+    }
+    script += "show\n";
+  }
+  auto result = fixture::run({shell, "-c", "set -eu\n" + script}, vars);
+  INFO(shell << " stderr: " << result.err);
+  REQUIRE(result.status == 0);
+  std::vector<HookEnvironment> seen;
+  std::vector<std::optional<std::string>> fields;
+  std::size_t pos = 0;
+  while (pos < result.out.size()) {
+    const std::size_t end = result.out.find('\0', pos);
+    REQUIRE(end != std::string::npos);
+    const std::string field = result.out.substr(pos, end - pos);
+    fields.push_back(field[0] == 's' ? std::optional<std::string>(field.substr(1)) : std::nullopt);
+    pos = end + 1;
+  }
+  REQUIRE(fields.size() == 2 * steps.size());
+  for (std::size_t i = 0; i < fields.size(); i += 2) seen.push_back({fields[i], fields[i + 1]});
+  return seen;
+}
+
+std::vector<HookEnvironment> run_model(const HookEnvironment& start, const std::vector<Step>& steps,
+                                       const std::vector<Env>& envs) {
+  std::vector<HookEnvironment> seen;
+  HookEnvironment env = start;
+  for (const auto& step : steps) {
+    switch (step.kind) {
+    case Step::activate:
+      for (const auto& e : envs)
+        if (e.prefix == step.arg) {
+          // The LD_LIBRARY_PATH side must also be what activate_ld_library_path predicts,
+          // given what this env's record says it added before (doctor and run use it).
+          std::vector<std::string> absolute;
+          for (const auto& f : e.folders) absolute.push_back(e.prefix + "/" + f);
+          const auto added = env.state ? hook_entries_for(*env.state, e.prefix) : std::nullopt;
+          const auto predicted = activate_ld_library_path(env.ld_library_path, absolute, added);
+          env = hook_activate(env, e.prefix, e.folders);
+          CHECK(env.ld_library_path == predicted);
+        }
+      break;
+    case Step::deactivate: env = hook_deactivate(env, step.arg); break;
+    case Step::prepend:
+      env.ld_library_path = step.arg + (env.ld_library_path && !env.ld_library_path->empty() ? ":" + *env.ld_library_path : "");
+      break;
+    case Step::set_ld: env.ld_library_path = step.arg; break;
+    }
+    seen.push_back(env);
+  }
+  return seen;
+}
+
+} // namespace
+
+TEST_CASE("the model and the rendered sh hooks agree byte for byte (bash, dash)") {
+  fixture::TempDir dir("hooks-model");
+  const std::vector<Env> envs = {
+      {dir / "env A $x 'q' \"d\" é", {"lib/python3.11/site-packages/nvidia/cusparse/lib",
+                                      "lib/python3.11/site-packages/nvidia/nvjitlink/lib",
+                                      "lib/python3.11/site-packages/nvidia/cublas/lib"}},
+      {dir / "envB", {"lib"}},
+      {dir / "weird", {"lib/it's", "lib/$HOME dir", "lib/back\\slash", "lib/new\nline", "lib/*"}},
+      {dir / "bad:prefix", {"lib"}},
+  };
+  for (const auto& e : envs) {
+    auto files = render_hooks({e.folders, "test"}, {Shell::posix});
+    REQUIRE(files.ok());
+    for (const auto& f : *files) {
+      std::filesystem::create_directories(std::filesystem::path(e.prefix + "/" + f.relative_path).parent_path());
+      fixture::write_file(e.prefix + "/" + f.relative_path, f.content);
+    }
+  }
+  const std::string& a = envs[0].prefix;
+  const std::string& b = envs[1].prefix;
+  const std::string& w = envs[2].prefix;
+  using S = Step;
+  const std::vector<std::vector<Step>> scenarios = {
+      {{S::activate, a}, {S::activate, a}, {S::deactivate, a}},
+      {{S::activate, a}, {S::deactivate, a}, {S::activate, a}, {S::deactivate, a}},
+      {{S::activate, a}, {S::prepend, "/opt/module"}, {S::deactivate, a}},
+      {{S::activate, a}, {S::activate, b}, {S::deactivate, b}, {S::activate, a}, {S::deactivate, a}},
+      {{S::activate, a}, {S::activate, b}, {S::deactivate, a}, {S::deactivate, b}},
+      {{S::activate, a}, {S::activate, b}, {S::activate, w}, {S::prepend, "/m"}, {S::deactivate, b},
+       {S::activate, w}, {S::deactivate, w}, {S::deactivate, a}},
+      {{S::activate, w}, {S::activate, w}, {S::deactivate, w}},
+      {{S::activate, a}, {S::set_ld, "/replaced"}, {S::deactivate, a}},
+      {{S::activate, a}, {S::set_ld, ""}, {S::activate, a}, {S::deactivate, a}},
+      {{S::deactivate, a}, {S::activate, dir / "bad:prefix"}},
+  };
+  const std::vector<HookEnvironment> starts = {
+      {}, {std::string(), std::nullopt}, {std::string("/usr/lib"), std::nullopt},
+      {std::string("/opt/with space/lib:/usr/lib"), std::nullopt}, {std::string(":/usr/lib"), std::nullopt}};
+  std::vector<std::string> shells;
+  for (const char* name : {"bash", "dash"})
+    if (auto path = shell_path(name); !path.empty()) shells.push_back(path);
+  REQUIRE_FALSE(shells.empty());
+  // bash's fast deactivation counts characters: with a UTF-8 locale é is one, in C two.
+  for (const std::string locale : {"C", "C.UTF-8"})
+  for (const auto& shell : shells)
+    for (std::size_t s = 0; s < scenarios.size(); ++s)
+      for (std::size_t st = 0; st < starts.size(); ++st) {
+        INFO(shell << " (LC_ALL=" << locale << "), scenario " << s << ", start " << st);
+        const auto expected = run_model(starts[st], scenarios[s], envs);
+        const auto actual = run_in_shell(shell, locale, starts[st], scenarios[s]);
+        REQUIRE(actual.size() == expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+          INFO("after step " << i);
+          CHECK(actual[i].ld_library_path == expected[i].ld_library_path);
+          CHECK(actual[i].state == expected[i].state);
+        }
+      }
 }
