@@ -25,6 +25,7 @@ struct DoctorInputs {
   std::optional<std::string> active_hook_entries; // what the hook added in this shell, if active here
   std::optional<std::string> host_program; // real path of the env's python; nullopt: minimal C host
   std::vector<std::string> foreign_hooks;  // other activate.d scripts that touch LD_LIBRARY_PATH
+  std::optional<std::string> driver_version; // NVIDIA driver seen (/proc/driver/nvidia/version), for the alignment driver rule
 };
 
 struct RootResult {

@@ -8,6 +8,7 @@
 #include "repair/activation.hpp"
 #include "sys/env_scan.hpp"
 #include "sys/hook_state.hpp"
+#include "sys/lock_io.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 
@@ -72,6 +73,7 @@ Result<doctor::DoctorInputs> doctor_inputs(const DoctorRequest& request, DiskFil
   }
   in.host_program = env_python(request.env.prefix);
   in.foreign_hooks = foreign_hooks(request.env.prefix);
+  if (auto driver = read_driver_version()) in.driver_version = driver->version;
   return in;
 }
 

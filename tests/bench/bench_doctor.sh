@@ -12,7 +12,7 @@ make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this ma
 runs=${BENCH_RUNS:-10}
 out=${1:-/dev/stdout}
 
-libs=$(find "$scratch/cu13" -name '*.so*' -type f | sort)
+libs=$(find "$scratch/cu13" -name '*.so*' \( -type f -o -type l \) | sort)
 n=$(echo "$libs" | wc -l)
 printf '%s\n' $libs > "$scratch/libs.txt"
 doctor="$CONDACUDA doctor -p $scratch/cu13 --json --no-ld-library-path"

@@ -1,0 +1,240 @@
+#include "lock/alignment.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "util/strings.hpp"
+
+namespace condacuda::lock {
+
+using inventory::Library;
+
+const char* to_string(RuleResult r) {
+  switch (r) {
+  case RuleResult::pass: return "pass";
+  case RuleResult::fail: return "fail";
+  case RuleResult::unknown: return "unknown";
+  case RuleResult::skipped: return "skipped";
+  }
+  return "unknown";
+}
+
+std::optional<RuleResult> parse_rule_result(std::string_view s) {
+  for (RuleResult r : {RuleResult::pass, RuleResult::fail, RuleResult::unknown, RuleResult::skipped})
+    if (s == to_string(r)) return r;
+  return std::nullopt;
+}
+
+const RuleOutcome* Alignment::find(std::string_view rule_name) const {
+  for (const auto& r : rules)
+    if (r.rule == rule_name) return &r;
+  return nullptr;
+}
+
+std::string package_label(const Library& lib) {
+  if (lib.package.empty()) return "no package";
+  std::string s = lib.manager + " " + lib.package + " " + lib.version;
+  if (!lib.build.empty()) s += " " + lib.build;
+  return s;
+}
+
+namespace {
+std::string newest(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return util::compare_versions(a, b) >= 0 ? a : b;
+}
+
+// The CUDA major of a toolkit library: the inventory's evidence (wheel name,
+// cu13 folder, package version, needs), else the release its version matches.
+std::pair<int, std::string> major_of(const Library& lib, const std::map<std::string, ReleaseMatch>& releases) {
+  if (lib.cuda_major > 0) return {lib.cuda_major, lib.cuda_major_source};
+  auto it = releases.find(lib.file);
+  if (it != releases.end() && it->second.known()) return {util::leading_number(it->second.series), "release table"};
+  return {-1, ""};
+}
+
+std::string package_or_file(const Library& lib) {
+  return lib.package.empty() ? lib.soname : lib.package + " " + lib.version;
+}
+} // namespace
+
+RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases) {
+  RuleOutcome out;
+  out.rule = rule::same_major;
+  struct Group {
+    std::set<std::string> packages, sources;
+    std::vector<const Library*> libs;
+  };
+  std::map<int, Group> groups; // -1: unknown
+  for (const auto& lib : in.inventory->libraries) {
+    if (!lib.toolkit) continue;
+    auto [major, source] = major_of(lib, releases);
+    Group& g = groups[major];
+    g.packages.insert(package_or_file(lib));
+    if (!source.empty()) g.sources.insert(source);
+    g.libs.push_back(&lib);
+  }
+  int dominant = -1;
+  std::size_t known = 0;
+  for (const auto& [major, g] : groups) {
+    if (major < 0) {
+      out.evidence.push_back("CUDA major unknown: " + util::join({g.packages.begin(), g.packages.end()}, ", "));
+      continue;
+    }
+    ++known;
+    out.evidence.push_back("CUDA " + std::to_string(major) + ": " + util::join({g.packages.begin(), g.packages.end()}, ", ") +
+                           " (from " + util::join({g.sources.begin(), g.sources.end()}, ", ") + ")");
+    // The major most libraries agree on (ties: the newer) is the env's; the others are the misfits.
+    if (dominant < 0 || g.libs.size() >= groups[dominant].libs.size()) dominant = major;
+  }
+  if (known == 0) {
+    out.result = RuleResult::unknown;
+    out.evidence.insert(out.evidence.begin(), "no toolkit library with a known CUDA major");
+    return out;
+  }
+  out.result = known == 1 ? RuleResult::pass : RuleResult::fail;
+  for (const auto& [major, g] : groups) {
+    if (major < 0 || major == dominant) continue;
+    for (const Library* lib : g.libs) {
+      RuleFailure f;
+      f.provider = lib->file;
+      f.provider_soname = lib->soname;
+      f.provider_package = lib->package.empty() ? "" : lib->package + " " + lib->version;
+      f.provider_component = lib->component;
+      f.provider_manager = lib->manager;
+      f.provider_major = major;
+      f.needed_release = std::to_string(dominant);
+      f.message = lib->soname + " (" + package_label(*lib) + ") is CUDA " + std::to_string(major) +
+                  "; the env's other toolkit libraries are CUDA " + std::to_string(dominant);
+      out.failures.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+namespace {
+// One evidence line per component and package: "cusparse: pip nvidia-cusparse 12.6.3.3 -> 13.0 (13.0.2)".
+void list_releases(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases, RuleOutcome& out) {
+  std::set<std::string> seen;
+  for (const auto& lib : in.inventory->libraries) {
+    if (!lib.toolkit) continue;
+    std::string line = lib.component + ": " + package_label(lib) + " -> ";
+    auto it = releases.find(lib.file);
+    if (it != releases.end() && it->second.known())
+      line += it->second.series + " (" + util::join(it->second.releases, ", ") + ")";
+    else line += lib.version.empty() ? "unknown (no package version)" : "unknown (not in the release table)";
+    if (seen.insert(line).second) out.evidence.push_back(line);
+  }
+}
+} // namespace
+
+RuleOutcome release_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases) {
+  RuleOutcome out;
+  out.rule = rule::releases;
+  list_releases(in, releases, out);
+  bool any_known = false, compared = false;
+  for (const auto& [file, m] : releases) any_known = any_known || m.known();
+  for (const auto& user : in.inventory->libraries) {
+    for (const auto& jit : in.inventory->libraries) {
+      if (jit.component != "nvjitlink" || &jit == &user) continue;
+      if (std::find(user.needed.begin(), user.needed.end(), jit.soname) == user.needed.end()) continue;
+      const ReleaseMatch& need = releases.count(user.file) ? releases.at(user.file) : ReleaseMatch{};
+      const ReleaseMatch& have = releases.count(jit.file) ? releases.at(jit.file) : ReleaseMatch{};
+      std::string pair = jit.soname + " (" + package_label(jit) + ") for " + user.soname + " (" + package_label(user) + ")";
+      if (!need.known() || !have.known()) {
+        out.evidence.push_back("cannot compare " + pair + ": release unknown");
+        continue;
+      }
+      compared = true;
+      if (util::compare_versions(have.series, need.series) >= 0) {
+        out.evidence.push_back("nvJitLink " + have.series + " >= " + need.series + ": " + pair);
+        continue;
+      }
+      RuleFailure f;
+      f.consumer = user.file;
+      f.consumer_soname = user.soname;
+      f.provider = jit.file;
+      f.provider_soname = jit.soname;
+      f.provider_package = jit.package.empty() ? "" : jit.package + " " + jit.version;
+      f.provider_component = jit.component;
+      f.provider_manager = jit.manager;
+      f.provider_major = jit.cuda_major;
+      f.needed_release = need.series;
+      f.message = "nvJitLink " + jit.version + " is from CUDA " + have.series + ", older than " + user.soname + " (" +
+                  user.package + " " + user.version + ", CUDA " + need.series + ") that needs it";
+      out.evidence.push_back("nvJitLink " + have.series + " < " + need.series + ": " + pair);
+      out.failures.push_back(std::move(f));
+    }
+  }
+  if (!out.failures.empty()) out.result = RuleResult::fail;
+  else out.result = (compared || any_known) ? RuleResult::pass : RuleResult::unknown;
+  return out;
+}
+
+RuleOutcome driver_rule(const AlignmentInputs& in, const std::string& series) {
+  RuleOutcome out;
+  out.rule = rule::driver;
+  out.result = RuleResult::skipped;
+  if (!in.driver) {
+    out.evidence.push_back("no NVIDIA driver visible");
+    return out;
+  }
+  int major = util::leading_number(series);
+  if (major <= 0) {
+    out.evidence.push_back("driver " + in.driver->version + " seen, but the env's CUDA major is unknown");
+    return out;
+  }
+  auto minimum = in.table->min_driver_branch(major);
+  if (!minimum) {
+    out.result = RuleResult::unknown;
+    out.evidence.push_back("the release table has no minimum driver for CUDA " + std::to_string(major) + ".x");
+    return out;
+  }
+  const std::string seen = "driver " + in.driver->version + " (branch " + std::to_string(in.driver->branch) + ", from " +
+                           in.driver->source + ")";
+  const std::string needed = std::to_string(*minimum) + ", the minimum for CUDA " + std::to_string(major) + ".x";
+  if (in.driver->branch >= *minimum) {
+    out.result = RuleResult::pass;
+    out.evidence.push_back(seen + " >= " + needed);
+  } else {
+    out.result = RuleResult::fail;
+    out.evidence.push_back(seen + " < " + needed);
+    RuleFailure f;
+    f.provider_component = "driver";
+    f.provider_package = in.driver->version;
+    f.provider_major = major;
+    f.needed_release = std::to_string(*minimum);
+    f.message = "NVIDIA driver " + in.driver->version + " is older than CUDA " + std::to_string(major) +
+                ".x needs (branch >= " + std::to_string(*minimum) + ")";
+    out.failures.push_back(std::move(f));
+  }
+  if (const ReleaseRow* row = in.table->installer_row(series))
+    out.evidence.push_back("the CUDA " + row->release + " installer bundles driver " + row->installer_driver);
+  return out;
+}
+
+Alignment evaluate_alignment(const AlignmentInputs& in) {
+  Alignment a;
+  std::string series;
+  for (const auto& lib : in.inventory->libraries) {
+    if (!lib.toolkit) continue;
+    ReleaseMatch m = in.table->match(lib.component, lib.version);
+    if (m.known()) series = newest(series, m.series);
+    a.releases.emplace(lib.file, std::move(m));
+  }
+  // Without a table match, the major alone (inventory's evidence) still names the series.
+  int major = -1;
+  for (const auto& lib : in.inventory->libraries)
+    if (lib.toolkit) major = std::max(major, lib.cuda_major);
+  if (series.empty() && major > 0) series = std::to_string(major);
+  a.series = series.empty() ? "unknown" : series;
+  a.rules.push_back(symbol_rule(in));
+  a.rules.push_back(same_major_rule(in, a.releases));
+  a.rules.push_back(release_rule(in, a.releases));
+  a.rules.push_back(driver_rule(in, a.series));
+  for (const auto& r : a.rules) a.aligned = a.aligned && r.result != RuleResult::fail;
+  return a;
+}
+
+} // namespace condacuda::lock

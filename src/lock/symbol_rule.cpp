@@ -1,0 +1,180 @@
+// The symbol rule: every versioned symbol an env library needs from another
+// env library is defined there. It needs no release table: the libraries say
+// themselves what they need (verneed + versym) and what they have (verdef).
+#include <algorithm>
+
+#include "elf/elf_constants.hpp"
+#include "lock/alignment.hpp"
+#include "loader/versions.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::lock {
+
+namespace {
+using inventory::Library;
+
+constexpr std::size_t max_listed = 5; // missing symbols named per library pair
+
+// The references from one env library to another under one version node.
+struct Edge {
+  const Library* consumer = nullptr;
+  const Library* provider = nullptr;
+  std::string version;
+  std::size_t count = 0;
+  std::vector<std::string> missing; // the first max_listed
+  std::size_t missing_count = 0;
+  std::string highest_release, highest_symbol; // of the __nvJitLink*_X_Y among them
+};
+
+struct Symbols {
+  const elf::ElfObject* elf = nullptr;
+  std::vector<loader::VersionRef> versions;
+};
+
+// check_match of glibc's elf/dl-lookup.c for one object: a visible definition
+// of that name with that version, or an unversioned one a non-hidden reference
+// accepts (loader.md §6.4 E5b). loader/binding.cpp has the full rules, tied to
+// a simulated process; here only "is it there at all" matters.
+bool defines(const Symbols& p, std::string_view name, const loader::VersionRef& wanted) {
+  bool found = false;
+  p.elf->for_each_named(name, [&](std::uint32_t, const elf::Symbol& sym) {
+    if (!sym.defined() || sym.bind == elf::stb_local) return true;
+    if (sym.visibility == elf::stv_hidden || sym.visibility == elf::stv_internal) return true;
+    if (p.elf->has_versym()) {
+      const loader::VersionRef* def = sym.version < p.versions.size() ? &p.versions[sym.version] : nullptr;
+      bool same = def && def->name == wanted.name;
+      if (!same && (wanted.hidden || (def && def->hash != 0) || sym.hidden_version)) return true;
+    }
+    found = true;
+    return false;
+  });
+  return found;
+}
+
+class SymbolChecker {
+public:
+  explicit SymbolChecker(const AlignmentInputs& in) : in_(in) {}
+
+  const Symbols* symbols_of(const Library& lib) {
+    auto it = cache_.find(lib.file);
+    if (it != cache_.end()) return it->second.elf ? &it->second : nullptr;
+    Symbols s;
+    const auto& probe = in_.files->probe(in_.inventory->prefix + "/" + lib.file);
+    if (probe.elf && probe.elf->has_symbols()) {
+      s.elf = probe.elf.get();
+      s.versions = loader::build_version_table(*s.elf);
+    } else {
+      unreadable_.push_back(lib.soname + " (" + lib.file + "): symbols unreadable" +
+                            (probe.parse_error.empty() ? "" : ": " + probe.parse_error));
+    }
+    auto& slot = cache_.emplace(lib.file, std::move(s)).first->second;
+    return slot.elf ? &slot : nullptr;
+  }
+
+  // Every versioned reference of `consumer` into other env libraries.
+  void collect(const Library& consumer, std::vector<Edge>& edges) {
+    const Symbols* c = symbols_of(consumer);
+    if (!c) return;
+    std::map<std::pair<std::string, std::string>, std::size_t> index; // (provider file, version) -> edge
+    for (std::uint32_t i : c->elf->undefined_symbols()) {
+      auto sym = c->elf->symbol(i);
+      // A weak reference that stays undefined does not stop a load.
+      if (!sym || sym->bind == elf::stb_weak || sym->version < 2 || sym->version >= c->versions.size()) continue;
+      const loader::VersionRef& need = c->versions[sym->version];
+      if (need.filename.empty()) continue;
+      for (const auto& provider : in_.inventory->libraries) {
+        if (provider.soname != need.filename || provider.file == consumer.file) continue;
+        const Symbols* p = symbols_of(provider);
+        if (!p) continue;
+        auto key = std::make_pair(provider.file, need.name);
+        auto [it, added] = index.emplace(key, edges.size());
+        if (added) {
+          Edge e;
+          e.consumer = &consumer;
+          e.provider = &provider;
+          e.version = need.name;
+          edges.push_back(std::move(e));
+        }
+        record(edges[it->second], *p, std::string(sym->name), need);
+      }
+    }
+  }
+
+  const std::vector<std::string>& unreadable() const { return unreadable_; }
+
+private:
+  void record(Edge& e, const Symbols& p, const std::string& name, const loader::VersionRef& need) {
+    ++e.count;
+    if (!defines(p, name, need)) {
+      if (e.missing.size() < max_listed) e.missing.push_back(name);
+      ++e.missing_count;
+    }
+    std::string release = in_.implied_release ? in_.implied_release(name) : "";
+    if (!release.empty() && (e.highest_release.empty() || util::compare_versions(release, e.highest_release) > 0)) {
+      e.highest_release = release;
+      e.highest_symbol = name;
+    }
+  }
+
+  const AlignmentInputs& in_;
+  std::map<std::string, Symbols> cache_;
+  std::vector<std::string> unreadable_;
+};
+
+std::string describe(const Edge& e) {
+  std::string s = e.consumer->soname + " -> " + e.provider->soname + " (" + package_label(*e.provider) + "): " +
+                  std::to_string(e.count) + " symbol" + (e.count == 1 ? "" : "s") + " of version " + e.version;
+  if (e.missing_count == 0) s += ", all defined";
+  else s += ", " + std::to_string(e.missing_count) + " missing: " + util::join(e.missing, ", ") +
+            (e.missing_count > e.missing.size() ? ", ..." : "");
+  if (!e.highest_release.empty()) s += "; highest " + e.highest_symbol + " needs " + e.highest_release;
+  return s;
+}
+
+RuleFailure failure_of(const Edge& e) {
+  RuleFailure f;
+  f.consumer = e.consumer->file;
+  f.consumer_soname = e.consumer->soname;
+  f.provider = e.provider->file;
+  f.provider_soname = e.provider->soname;
+  f.provider_package = e.provider->package.empty() ? "" : e.provider->package + " " + e.provider->version;
+  f.provider_component = e.provider->component;
+  f.provider_manager = e.provider->manager;
+  f.provider_major = e.provider->cuda_major;
+  f.symbols = e.missing;
+  f.version = e.version;
+  f.needed_release = e.highest_release;
+  f.message = e.consumer->soname + " needs " + util::join(e.missing, ", ") + " (version " + e.version + ") from " +
+              e.provider->soname + ", which " + package_label(*e.provider) + " does not define";
+  if (!e.highest_release.empty()) f.message += ": it needs " + e.provider->soname + " >= " + e.highest_release;
+  return f;
+}
+} // namespace
+
+RuleOutcome symbol_rule(const AlignmentInputs& in) {
+  RuleOutcome out;
+  out.rule = rule::symbols;
+  SymbolChecker checker(in);
+  std::vector<Edge> edges;
+  for (const auto& lib : in.inventory->libraries) checker.collect(lib, edges);
+  std::size_t references = 0;
+  for (const auto& e : edges) {
+    references += e.count;
+    out.evidence.push_back(describe(e));
+    if (e.missing_count > 0) out.failures.push_back(failure_of(e));
+    if (!e.highest_release.empty() &&
+        (out.min_release.empty() || util::compare_versions(e.highest_release, out.min_release) > 0))
+      out.min_release = e.highest_release;
+  }
+  for (const auto& u : checker.unreadable()) out.evidence.push_back(u);
+  if (!out.min_release.empty())
+    out.evidence.push_back("the highest versioned nvJitLink entry point referenced implies release " + out.min_release);
+  if (!out.failures.empty()) out.result = RuleResult::fail;
+  else if (edges.empty() && !checker.unreadable().empty()) out.result = RuleResult::unknown;
+  else out.result = RuleResult::pass;
+  if (edges.empty()) out.evidence.insert(out.evidence.begin(), "no versioned references between the env's libraries");
+  else out.evidence.insert(out.evidence.begin(), std::to_string(references) + " versioned references between the env's libraries checked");
+  return out;
+}
+
+} // namespace condacuda::lock
