@@ -9,6 +9,8 @@
 #include "sys/system_cuda.hpp"
 #include "util/strings.hpp"
 
+#include <cstdio>
+
 namespace condacuda::cli {
 
 namespace {
@@ -16,7 +18,15 @@ struct RepairArgs {
   EnvArgs env;
   OutputArgs out;
   bool dry_run = false;
+  bool post_link = false;
   std::string shells = "sh,fish,csh";
+};
+
+// What a run ended with: the outcome to render, or an error said once.
+struct Run {
+  int status = exit_ok;
+  report::RepairOutcome outcome;
+  std::optional<std::string> error;
 };
 
 Result<std::vector<repair::Shell>> parse_shells(const std::string& list) {
@@ -32,31 +42,31 @@ Result<std::vector<repair::Shell>> parse_shells(const std::string& list) {
   return shells;
 }
 
-int finish(const RepairArgs& args, const report::RepairOutcome& outcome, int status) {
-  if (args.out.json) emit(report::repair_json(outcome).dump() + "\n");
-  else emit(report::repair_text(outcome, style_for(args.out)));
-  return status;
+Run failed(int status, const std::string& message) {
+  Run r;
+  r.status = status;
+  r.error = message;
+  return r;
 }
 
-int run_repair(const RepairArgs& args) {
-  auto env = select_env(args.env);
-  if (!env) return exit_bad_input;
+Run finish(report::RepairOutcome outcome, int status) {
+  Run r;
+  r.status = status;
+  r.outcome = std::move(outcome);
+  return r;
+}
+
+Run run_repair(const RepairArgs& args, const env::EnvRecord& env_record) {
+  const env::EnvRecord* env = &env_record;
   auto shells = parse_shells(args.shells);
-  if (!shells) {
-    print_error(shells.error().describe());
-    return exit_bad_input;
-  }
+  if (!shells) return failed(exit_bad_input, shells.error().describe());
   auto& files = sys::process_file_view();
   auto inputs = sys::doctor_inputs(sys::DoctorRequest{*env, std::nullopt}, files);
-  if (!inputs) {
-    print_error(inputs.error().describe());
-    return exit_code_for(inputs.error());
-  }
+  if (!inputs) return failed(exit_code_for(inputs.error()), inputs.error().describe());
   auto previous = sys::read_manifest(env->prefix);
-  if (!previous) {
-    print_error(previous.error().describe() + " (condacuda will not guess what it created; fix or remove it)");
-    return exit_code_for(previous.error());
-  }
+  if (!previous)
+    return failed(exit_code_for(previous.error()),
+                  previous.error().describe() + " (condacuda will not guess what it created; fix or remove it)");
   std::vector<std::string> own_links;
   if (*previous)
     for (const auto& e : (*previous)->entries)
@@ -68,37 +78,31 @@ int run_repair(const RepairArgs& args) {
   outcome.verification = repair::verify_plan(outcome.plan, *inputs, sys::system_cuda_dirs(), files);
   const std::string tool = std::string("condacuda ") + CONDACUDA_VERSION;
   auto desired = repair::desired_state(outcome.plan, *shells, tool);
-  if (!desired) {
-    print_error(desired.error().describe());
-    return exit_code_for(desired.error());
-  }
+  if (!desired) return failed(exit_code_for(desired.error()), desired.error().describe());
   for (const auto& d : desired->entries)
     if (d.entry.kind == repair::ManifestEntry::Kind::file) outcome.hooks.push_back(d.entry.path);
   if (!outcome.verification.ok) {
     outcome.outcome = "cannot-repair";
     outcome.failure = "the plan does not make every root load (see the failing situations above)";
-    return finish(args, outcome, exit_problems);
+    return finish(std::move(outcome), exit_problems);
   }
   outcome.changes = repair::compute_changes(*desired, *previous, sys::read_path_states(env->prefix, sys::paths_of(*desired, *previous)), tool);
   if (outcome.changes->conflicts()) {
     outcome.outcome = "conflict";
     outcome.failure = "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again";
-    return finish(args, outcome, exit_problems);
+    return finish(std::move(outcome), exit_problems);
   }
   bool manifest_same = *previous && (*previous)->entries == outcome.changes->manifest.entries &&
                        (*previous)->folders == outcome.changes->manifest.folders;
   if (args.dry_run) {
     outcome.outcome = outcome.changes->writes() || !manifest_same ? "would-repair" : "unchanged";
-    return finish(args, outcome, exit_ok);
+    return finish(std::move(outcome), exit_ok);
   }
   if (!outcome.changes->writes() && (manifest_same || (!*previous && desired->entries.empty()))) {
     outcome.outcome = desired->entries.empty() ? "nothing-to-do" : "unchanged";
   } else {
     auto applied = sys::apply_repair(env->prefix, *desired, tool);
-    if (!applied) {
-      print_error(applied.error().describe());
-      return exit_code_for(applied.error());
-    }
+    if (!applied) return failed(exit_code_for(applied.error()), applied.error().describe());
     outcome.changes = applied->changes;
     outcome.outcome = "repaired";
   }
@@ -109,7 +113,60 @@ int run_repair(const RepairArgs& args) {
     auto report = doctor::run_doctor(std::move(*after), fresh);
     outcome.after = std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
   }
-  return finish(args, outcome, exit_ok);
+  return finish(std::move(outcome), exit_ok);
+}
+
+// What a conda user must know after the post-link ran: one paragraph.
+std::string post_link_message(const env::EnvRecord& env, const Run& run) {
+  const auto& o = run.outcome;
+  std::string head = "condacuda (" + env.prefix + "): ";
+  if (run.error) return head + "repair skipped: " + *run.error + "\n";
+  if (o.outcome == "repaired")
+    return head + "repaired CUDA library loading: " + std::to_string(o.plan.folders.size()) +
+           " folder(s) of this env go first on LD_LIBRARY_PATH when it is activated, " +
+           std::to_string(o.plan.links.size()) +
+           " symlink(s) let RUNPATH find libraries without activation. `condacuda doctor` shows the result; "
+           "`condacuda undo` takes it back.\n";
+  if (o.outcome == "unchanged" || o.outcome == "nothing-to-do")
+    return head + "the env's CUDA libraries load correctly; nothing changed.\n";
+  std::string why;
+  for (const auto& s : o.verification.scenarios)
+    for (const auto& f : s.report.findings)
+      if (why.empty() && f.severity == doctor::Severity::error) why = f.title + ". Fix: " + f.fix;
+  if (o.outcome == "conflict") why = "files condacuda did not create are in the way under etc/conda";
+  return head + "could not make the CUDA libraries load, nothing was changed: " + why +
+         ". Run `condacuda doctor -p " + env.prefix + "` for details.\n";
+}
+
+// conda runs post-link scripts with the env activated; a non-zero exit rolls
+// the whole install back, so this never fails: it writes what the user must
+// know to $PREFIX/.messages.txt (conda prints and deletes it) and exits 0.
+int post_link(const RepairArgs& args) {
+  auto env = select_env(args.env);
+  if (!env) return exit_ok;
+  Run run = run_repair(args, *env);
+  std::string text = post_link_message(*env, run);
+  std::string path = env->prefix + "/.messages.txt";
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+  return exit_ok;
+}
+
+int repair_command(const RepairArgs& args) {
+  if (args.post_link) return post_link(args);
+  auto env = select_env(args.env);
+  if (!env) return exit_bad_input;
+  Run run = run_repair(args, *env);
+  if (run.error) {
+    print_error(*run.error);
+    return run.status;
+  }
+  run.outcome.env = *env;
+  if (args.out.json) emit(report::repair_json(run.outcome).dump() + "\n");
+  else emit(report::repair_text(run.outcome, style_for(args.out)));
+  return run.status;
 }
 } // namespace
 
@@ -121,7 +178,9 @@ Command add_repair(CLI::App& app) {
   add_output_args(sub, args->out);
   sub->add_flag("--dry-run", args->dry_run, "Plan and verify, write nothing");
   sub->add_option("--shells", args->shells, "Hook flavours to write: sh (always), fish, csh")->capture_default_str();
-  return {sub, [args] { return run_repair(*args); }};
+  sub->add_flag("--post-link", args->post_link,
+                "For conda link scripts: never fail, say what happened in $PREFIX/.messages.txt, print nothing");
+  return {sub, [args] { return repair_command(*args); }};
 }
 
 } // namespace condacuda::cli

@@ -13,5 +13,6 @@ Command add_run(CLI::App& app);
 Command add_lock(CLI::App& app);
 Command add_check(CLI::App& app);
 Command add_probe(CLI::App& app); // hidden: the child process of `check`
+Command add_generate(CLI::App& app); // hidden: completions and man page
 
 } // namespace condacuda::cli

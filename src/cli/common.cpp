@@ -1,6 +1,7 @@
 #include "cli/common.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
@@ -70,6 +71,14 @@ report::Style style_for(const OutputArgs& args) {
   else if (args.color == "never") s.color = false;
   else s.color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   return s;
+}
+
+int print_share_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  auto dir = (exe.parent_path().parent_path() / "share" / "condacuda").lexically_normal();
+  emit(dir.string() + "\n");
+  return std::filesystem::is_directory(dir, ec) ? exit_ok : exit_bad_input;
 }
 
 std::vector<std::string>& passthrough_args() {

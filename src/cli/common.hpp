@@ -46,6 +46,10 @@ struct OutputArgs {
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json = true);
 report::Style style_for(const OutputArgs& args);
 
+// --print-share-dir: <bin>/../share/condacuda of this executable; exit 0 when
+// it exists (an installed condacuda), 2 when not (a build tree).
+int print_share_dir();
+
 // Writes text to stdout exactly (no added newline).
 void emit(const std::string& text);
 

@@ -1,0 +1,75 @@
+// condacuda __generate bash|zsh|fish|man: completions and the man page, from
+// the CLI11 definition itself (run at build time by CMake; hidden).
+#include "cli/commands.hpp"
+#include "report/cli_docs.hpp"
+
+namespace condacuda::cli {
+
+namespace {
+report::ValueKind value_kind(const CLI::Option* o) {
+  if (o->get_type_size() == 0) return report::ValueKind::none;
+  const std::string& name = o->get_name();
+  if (name == "--name" || name == "-n") return report::ValueKind::env_name;
+  if (name == "--prefix" || name == "-p" || name == "--output" || name == "-o" || name == "--releases" ||
+      name == "--check")
+    return report::ValueKind::path;
+  if (name == "--shells") return report::ValueKind::shell_list;
+  if (name == "--color") return report::ValueKind::choice;
+  return report::ValueKind::text;
+}
+
+report::CliSpec describe(CLI::App& root) {
+  report::CliSpec spec;
+  spec.summary = root.get_description();
+  spec.version = CONDACUDA_VERSION;
+  for (CLI::App* sub : root.get_subcommands({})) {
+    if (sub->get_group().empty() || sub->get_name().rfind("__", 0) == 0) continue; // hidden
+    report::CommandSpec c{sub->get_name(), sub->get_description(), {}, false};
+    for (const CLI::Option* o : sub->get_options()) {
+      if (o->get_name() == "--help") continue;
+      if (o->get_lnames().empty() && o->get_snames().empty()) {
+        if (o->get_name() == "ENV") c.takes_env = true; // positional
+        continue;
+      }
+      report::OptionSpec os;
+      for (const auto& s : o->get_snames()) os.names.push_back("-" + s);
+      for (const auto& l : o->get_lnames()) os.names.push_back("--" + l);
+      os.description = o->get_description();
+      os.value = value_kind(o);
+      if (os.value == report::ValueKind::choice) os.choices = {"auto", "always", "never"};
+      c.options.push_back(std::move(os));
+    }
+    spec.commands.push_back(std::move(c));
+  }
+  return spec;
+}
+} // namespace
+
+Command add_generate(CLI::App& app) {
+  auto what = std::make_shared<std::string>();
+  CLI::App* sub = app.add_subcommand("__generate", "Internal: print shell completions or the man page");
+  sub->group(""); // hidden
+  sub->add_option("WHAT", *what, "bash, zsh, fish or man")->required()->check(CLI::IsMember({"bash", "zsh", "fish", "man"}));
+  CLI::App* root = &app;
+  return {sub, [what, root] {
+            report::CliSpec spec = describe(*root);
+            if (*what == "bash") emit(report::bash_completion(spec));
+            else if (*what == "zsh") emit(report::zsh_completion(spec));
+            else if (*what == "fish") emit(report::fish_completion(spec));
+            else
+              emit(report::man_page(
+                  spec,
+                  {{"0", "success: healthy, repaired, matches"},
+                   {"1", "problems found: error findings, could not repair (nothing written), something left, drift, a failed check"},
+                   {"2", "bad input: usage, unknown env, an unreadable or corrupt lock or manifest"},
+                   {"3", "check: no usable GPU (no libcuda.so.1, the toolkit stub instead, no device)"},
+                   {"4", "the env cannot be written (permissions, disk, another condacuda holds its lock)"},
+                   {"70", "a bug in condacuda"}},
+                  {{"$PREFIX/etc/condacuda/manifest.yml", "what repair created; undo removes exactly that"},
+                   {"$PREFIX/etc/conda/activate.d/condacuda.{sh,fish,csh}", "the activation hooks repair writes"},
+                   {"/etc/ld.so.cache", "read by doctor, as by ld.so"}}));
+            return int(exit_ok);
+          }};
+}
+
+} // namespace condacuda::cli
