@@ -53,9 +53,11 @@ cc -DNVJITLINK_MINOR=4 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$src
 cc -DNVJITLINK_MINOR=0 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$src/nvjitlink-12.0.map" \
    -o "$out/system-cuda-12.0/lib64/libnvJitLink.so.12" "$src/nvjitlink.c"
 cc -Wl,-soname,libcudart.so.12 -o "$lib/cuda_runtime/lib/libcudart.so.12" "$src/cudart.c"
+# shellcheck disable=SC2016 # $ORIGIN is for the loader, not the shell
 cc -Wl,-soname,libcusparse.so.12 -Wl,--enable-new-dtags,-rpath,'$ORIGIN' \
    -o "$lib/cusparse/lib/libcusparse.so.12" "$src/cusparse.c" \
    -L"$lib/nvjitlink/lib" -l:libnvJitLink.so.12
+# shellcheck disable=SC2016
 cc -I"$include" -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../nvidia/cuda_runtime/lib:$ORIGIN/../nvidia/cusparse/lib' \
    -Wl,-rpath-link,"$lib/nvjitlink/lib" \
    -o "$sp/demotorch/_C$ext_suffix" "$src/demotorch_C.c" \

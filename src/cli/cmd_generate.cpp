@@ -6,16 +6,22 @@
 namespace condacuda::cli {
 
 namespace {
+// What each value-taking option holds, by name: the CLI11 definition knows
+// types, not meanings. An option not named here completes as free text.
 report::ValueKind value_kind(const CLI::Option* o) {
-  if (o->get_type_size() == 0) return report::ValueKind::none;
+  if (o->get_expected_max() == 0 || o->get_type_size() == 0) return report::ValueKind::none; // a flag
   const std::string& name = o->get_name();
-  if (name == "--name" || name == "-n") return report::ValueKind::env_name;
-  if (name == "--prefix" || name == "-p" || name == "--output" || name == "-o" || name == "--releases" ||
-      name == "--check")
-    return report::ValueKind::path;
-  if (name == "--shells") return report::ValueKind::shell_list;
-  if (name == "--color") return report::ValueKind::choice;
+  if (name == "--name") return report::ValueKind::env_name;
+  if (name == "--prefix") return report::ValueKind::directory;
+  if (name == "--output" || name == "--releases" || name == "--check") return report::ValueKind::file;
+  if (name == "--shells" || name == "--color") return report::ValueKind::choice;
   return report::ValueKind::text;
+}
+
+std::vector<std::string> choices_of(const std::string& name) {
+  if (name == "--color") return {"auto", "always", "never"};
+  if (name == "--shells") return {"sh", "fish", "csh", "sh,fish,csh"};
+  return {};
 }
 
 report::CliSpec describe(CLI::App& root) {
@@ -26,7 +32,7 @@ report::CliSpec describe(CLI::App& root) {
     if (sub->get_group().empty() || sub->get_name().rfind("__", 0) == 0) continue; // hidden
     report::CommandSpec c{sub->get_name(), sub->get_description(), {}, false};
     for (const CLI::Option* o : sub->get_options()) {
-      if (o->get_name() == "--help") continue;
+      if (o->get_name() == "--help" || o->get_group().empty()) continue; // hidden options stay hidden
       if (o->get_lnames().empty() && o->get_snames().empty()) {
         if (o->get_name() == "ENV") c.takes_env = true; // positional
         continue;
@@ -36,7 +42,7 @@ report::CliSpec describe(CLI::App& root) {
       for (const auto& l : o->get_lnames()) os.names.push_back("--" + l);
       os.description = o->get_description();
       os.value = value_kind(o);
-      if (os.value == report::ValueKind::choice) os.choices = {"auto", "always", "never"};
+      os.choices = choices_of(o->get_name());
       c.options.push_back(std::move(os));
     }
     spec.commands.push_back(std::move(c));

@@ -127,8 +127,7 @@ std::string post_link_message(const env::EnvRecord& env, const Run& run) {
            std::to_string(o.plan.links.size()) +
            " symlink(s) let RUNPATH find libraries without activation. `condacuda doctor` shows the result; "
            "`condacuda undo` takes it back.\n";
-  if (o.outcome == "unchanged" || o.outcome == "nothing-to-do")
-    return head + "the env's CUDA libraries load correctly; nothing changed.\n";
+  if (o.outcome == "unchanged" || o.outcome == "nothing-to-do") return ""; // quiet when all is well
   std::string why;
   for (const auto& s : o.verification.scenarios)
     for (const auto& f : s.report.findings)
@@ -141,16 +140,22 @@ std::string post_link_message(const env::EnvRecord& env, const Run& run) {
 // conda runs post-link scripts with the env activated; a non-zero exit rolls
 // the whole install back, so this never fails: it writes what the user must
 // know to $PREFIX/.messages.txt (conda prints and deletes it) and exits 0.
-int post_link(const RepairArgs& args) {
-  auto env = select_env(args.env);
-  if (!env) return exit_ok;
-  Run run = run_repair(args, *env);
-  std::string text = post_link_message(*env, run);
-  std::string path = env->prefix + "/.messages.txt";
-  if (FILE* f = std::fopen(path.c_str(), "a")) {
+void append_message(const std::string& prefix, const std::string& text) {
+  if (prefix.empty() || text.empty()) return;
+  if (FILE* f = std::fopen((prefix + "/.messages.txt").c_str(), "a")) {
     std::fwrite(text.data(), 1, text.size(), f);
     std::fclose(f);
   }
+}
+
+int post_link(const RepairArgs& args) {
+  auto env = select_env(args.env);
+  if (!env) {
+    append_message(args.env.prefix, "condacuda (" + args.env.prefix +
+                                        "): repair skipped: this prefix is not a conda env (no conda-meta/history).\n");
+    return exit_ok;
+  }
+  append_message(env->prefix, post_link_message(*env, run_repair(args, *env)));
   return exit_ok;
 }
 

@@ -2,6 +2,8 @@
 
 #include "util/strings.hpp"
 
+#include <algorithm>
+
 namespace condacuda::report {
 
 namespace {
@@ -18,6 +20,31 @@ std::string option_words(const CommandSpec& c) {
 std::string single_quote(const std::string& s) { return "'" + util::replace_all(s, "'", "'\\''") + "'"; }
 } // namespace
 
+namespace {
+// `case $prev` arms: one per option of any command that takes a value, so a
+// value is completed as what it is (an env name, a folder, a file, a choice).
+std::string bash_value_arms(const CliSpec& spec) {
+  std::vector<std::string> seen, arms;
+  for (const auto& c : spec.commands)
+    for (const auto& o : c.options) {
+      if (o.value == ValueKind::none) continue;
+      std::string pattern = util::join(o.names, "|");
+      if (std::find(seen.begin(), seen.end(), pattern) != seen.end()) continue;
+      seen.push_back(pattern);
+      std::string reply;
+      switch (o.value) {
+      case ValueKind::env_name: reply = "COMPREPLY=($(compgen -W \"$(" + std::string(env_names_command) + ")\" -- \"$cur\"))"; break;
+      case ValueKind::directory: reply = "COMPREPLY=($(compgen -d -- \"$cur\")); compopt -o filenames 2>/dev/null"; break;
+      case ValueKind::file: reply = "COMPREPLY=($(compgen -f -- \"$cur\")); compopt -o filenames 2>/dev/null"; break;
+      case ValueKind::choice: reply = "COMPREPLY=($(compgen -W " + single_quote(util::join(o.choices, " ")) + " -- \"$cur\"))"; break;
+      default: reply = "COMPREPLY=()"; break; // free text: nothing to offer
+      }
+      arms.push_back("    " + pattern + ") " + reply + "; return ;;\n");
+    }
+  return util::join(arms, "");
+}
+} // namespace
+
 std::string bash_completion(const CliSpec& spec) {
   std::string commands;
   for (const auto& c : spec.commands) commands += (commands.empty() ? "" : " ") + c.name;
@@ -28,9 +55,7 @@ std::string bash_completion(const CliSpec& spec) {
   out += "  for ((i = 1; i < COMP_CWORD; i++)); do\n    case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac\n  done\n";
   out += "  if [ -z \"$cmd\" ]; then\n    COMPREPLY=($(compgen -W " + single_quote(commands + " --help --version") +
          " -- \"$cur\"))\n    return\n  fi\n";
-  out += "  case $prev in\n    -n|--name) COMPREPLY=($(compgen -W \"$(" + std::string(env_names_command) +
-         ")\" -- \"$cur\")); return ;;\n    -p|--prefix|-o|--output|--releases|--check) COMPREPLY=($(compgen -d -- \"$cur\")); "
-         "compopt -o filenames 2>/dev/null; return ;;\n  esac\n";
+  out += "  case $prev in\n" + bash_value_arms(spec) + "  esac\n";
   out += "  case $cmd in\n";
   for (const auto& c : spec.commands) {
     out += "    " + c.name + ")\n      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W " +
@@ -63,11 +88,12 @@ std::string zsh_completion(const CliSpec& spec) {
       switch (o.value) {
       case ValueKind::none: break;
       case ValueKind::env_name: action = ":env:_" + spec.program + "_envs"; break;
-      case ValueKind::path: action = ":path:_files"; break;
+      case ValueKind::directory: action = ":folder:_files -/"; break;
+      case ValueKind::file: action = ":file:_files"; break;
       case ValueKind::choice: action = ":value:(" + util::join(o.choices, " ") + ")"; break;
       default: action = ":value:"; break;
       }
-      for (const auto& n : o.names) out += " \\\n        " + single_quote(excl + (n.size() > 2 ? n : n) + desc + action);
+      for (const auto& n : o.names) out += " \\\n        " + single_quote(excl + n + desc + action);
     }
     if (c.takes_env) out += " \\\n        '1::env:_" + spec.program + "_envs'";
     out += " ;;\n";
@@ -91,7 +117,8 @@ std::string fish_completion(const CliSpec& spec) {
       out += "complete -c " + spec.program + " " + when;
       for (const auto& n : o.names) out += n.rfind("--", 0) == 0 ? " -l " + n.substr(2) : " -s " + n.substr(1);
       if (o.value == ValueKind::env_name) out += " -r -a \"(" + std::string(env_names_command) + ")\"";
-      else if (o.value == ValueKind::path) out += " -r -F";
+      else if (o.value == ValueKind::directory) out += " -r -a \"(__fish_complete_directories)\"";
+      else if (o.value == ValueKind::file) out += " -r -F";
       else if (o.value == ValueKind::choice) out += " -r -a " + single_quote(util::join(o.choices, " "));
       else if (o.value != ValueKind::none) out += " -r";
       out += " -d " + single_quote(o.description) + "\n";

@@ -7,7 +7,8 @@
 
 namespace condacuda::report {
 
-enum class ValueKind { none, text, env_name, path, shell_list, choice };
+// What an option's value is, so that each shell completes it the same way.
+enum class ValueKind { none, text, env_name, directory, file, choice };
 
 struct OptionSpec {
   std::vector<std::string> names; // "-n", "--name"
