@@ -251,6 +251,11 @@ hk_activate() {
 # hk_deactivate [pixi]
 hk_deactivate() {
   _hk_run_scripts deactivate "${HK_STACK[-1]}" "${1:-conda}"
+  _hk_pop_env
+}
+
+# Drops the top env; conda re-runs the activate.d scripts of the one underneath.
+_hk_pop_env() {
   unset 'HK_STACK[-1]'
   if [[ ${#HK_STACK[@]} -gt 0 ]]; then
     _hk_set_prefix "${HK_STACK[-1]}"
@@ -273,13 +278,7 @@ hk_source_activate_again() { _hk_run_scripts activate "${HK_STACK[-1]}"; }
 # again while the env was active and planned other folders.
 hk_deactivate_rerendered() {
   _hk_run_scripts deactivate "$1"
-  unset 'HK_STACK[-1]'
-  if [[ ${#HK_STACK[@]} -gt 0 ]]; then
-    _hk_set_prefix "${HK_STACK[-1]}"
-    _hk_run_scripts activate "${HK_STACK[-1]}"
-  else
-    _hk_unset_prefix
-  fi
+  _hk_pop_env
 }
 
 _hk_printer() {
