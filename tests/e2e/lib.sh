@@ -43,8 +43,9 @@ build_demo_env() {
 
 # make_cuda13_env DIR: a venv-style env whose site-packages holds the real
 # CUDA 13 wheel contents of /usr/local/cuda, laid out as their RECORD files
-# say, as symbolic links: a hard link would change the shared inode's ctime,
-# which other tests running at the same time key their hash caches on.
+# say (hard links; symlinks when /usr/local is another file system). Each link
+# made or removed changes the shared inode's ctime: CTest runs the suites that
+# call this one at a time (RESOURCE_LOCK cuda13_inodes, tests/CMakeLists.txt).
 # Returns 125 (skip) when /usr/local/cuda/dist-info is absent.
 make_cuda13_env() {
   local dest=$1 cuda=${CONDACUDA_CUDA_ROOT:-/usr/local/cuda}
@@ -63,7 +64,7 @@ make_cuda13_env() {
       src=$cuda/lib/$file
       [ -e "$src" ] || continue
       mkdir -p "$sp/${rel%/*}"
-      ln -s "$(readlink -f "$src")" "$sp/$rel"
+      ln "$(readlink -f "$src")" "$sp/$rel" 2>/dev/null || ln -s "$(readlink -f "$src")" "$sp/$rel"
     done < "$dist/RECORD"
   done
 }
