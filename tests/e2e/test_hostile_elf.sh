@@ -45,7 +45,8 @@ run_bounded() {
   status=0
   timeout -k 5 20 "$CONDACUDA" "$@" > "$scratch/$name.out" 2> "$scratch/$name.err" < /dev/null || status=$?
   note "condacuda $* -> exit $status"
-  sed 's/^/#   /' "$scratch/$name.out" "$scratch/$name.err" | head -40
+  # awk reads both files whole: `sed | head` would die of SIGPIPE under pipefail.
+  awk 'NR <= 40 { print "#   " $0 }' "$scratch/$name.out" "$scratch/$name.err"
   if [ "$status" = 124 ] || [ "$status" = 137 ]; then fail "condacuda $* did not finish within 20 s"; fi
   [ "$status" -lt 128 ] || fail "condacuda $* died with status $status (signal $((status - 128)))"
 }
