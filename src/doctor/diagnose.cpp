@@ -221,10 +221,14 @@ private:
     } else if (!f.expected.empty()) {
       f.evidence.push_back("the env's " + f.expected + " (" + f.expected_package + ") " +
                            (f.expected_satisfies ? "defines it" : "does not define it either"));
+      // The env has the library but too old a one: upgrading it is the fix, not installing it.
+      const std::string at_least = f.min_release.empty() ? "" : " (release >= " + f.min_release + ")";
+      const std::string package = f.expected_package.substr(0, f.expected_package.find(' '));
       f.fix = f.expected_satisfies
                   ? "run `" + env_command() + "` (the env's folders go first once activated; `condacuda run` without "
                     "activation)" + (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
-                  : install_hint(e.library) + (f.min_release.empty() ? "" : " (release >= " + f.min_release + ")");
+              : package.empty() ? install_hint(e.library) + at_least
+                                : "upgrade " + package + " in the env" + at_least;
     } else {
       f.fix = install_hint(e.library.empty() ? e.name : e.library);
     }
