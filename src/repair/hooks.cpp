@@ -133,11 +133,12 @@ std::string csh_entries(const std::vector<std::string>& folders) {
 
 // The shellcheck directive the sh activation hook needs for these folders: quoted parts
 // in the entries are parts of folder names (SC2016, SC2089, SC2090 would take them for
-// mistakes). Nothing for plain folders, to keep the parsed text short.
+// mistakes). Nothing for plain folders, to keep the parsed text short. The whole line:
+// in the stored template it is a placeholder line, which shellcheck accepts.
 std::string posix_shellcheck_directive(const std::vector<std::string>& folders) {
   const bool quoted = std::any_of(folders.begin(), folders.end(),
                                   [](const std::string& f) { return posix_word_part(f) != f; });
-  return quoted ? " disable=SC2016,SC2089,SC2090" : "";
+  return quoted ? "# shellcheck shell=sh disable=SC2016,SC2089,SC2090" : "# shellcheck shell=sh";
 }
 
 std::string entries_for(Shell shell, const std::vector<std::string>& folders) {
@@ -155,10 +156,30 @@ Result<std::string_view> load_template(const std::string& name) {
   return *text;
 }
 
+// Lines ending with this marker serve the template file itself (shellcheck
+// directives for its placeholders, so the stored template lints clean); the
+// rendered hooks do not carry them.
+constexpr std::string_view template_only_marker = "# (template only)";
+
+std::string without_template_only_lines(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end == std::string_view::npos ? text.size() : end + 1);
+    text.remove_prefix(line.size());
+    std::string_view body = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
+    if (body.size() < template_only_marker.size() ||
+        body.substr(body.size() - template_only_marker.size()) != template_only_marker)
+      out += line;
+  }
+  return out;
+}
+
 Result<std::string> render_template(const std::string& name, std::span<const Placeholder> values) {
   auto text = load_template(name);
   if (!text) return text.error();
-  return expand_placeholders(*text, values, name);
+  return expand_placeholders(without_template_only_lines(*text), values, name);
 }
 
 // The fragment shared by activate and deactivate (remove_record), expanded with the

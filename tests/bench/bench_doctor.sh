@@ -12,17 +12,18 @@ make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this ma
 runs=${BENCH_RUNS:-10}
 out=${1:-/dev/stdout}
 
-libs=$(find "$scratch/cu13" -name '*.so*' \( -type f -o -type l \) | sort)
-n=$(echo "$libs" | wc -l)
-printf '%s\n' $libs > "$scratch/libs.txt"
-doctor="$CONDACUDA doctor -p $scratch/cu13 --json --no-ld-library-path"
+mapfile -t libs < <(find "$scratch/cu13" -name '*.so*' \( -type f -o -type l \) | sort)
+n=${#libs[@]}
+printf '%s\n' "${libs[@]}" > "$scratch/libs.txt"
+doctor_cmd=("$CONDACUDA" doctor -p "$scratch/cu13" --json --no-ld-library-path)
+doctor="${doctor_cmd[*]}" # hyperfine takes a command line
 ldd_loop="xargs -a $scratch/libs.txt -n1 ldd -r"
 libtree_all="xargs -a $scratch/libs.txt libtree"
 export LD_LIBRARY_PATH=
 
 hyperfine --style none --warmup 2 --runs "$runs" --export-json "$scratch/h.json" \
   -n doctor "$doctor" -n "ldd -r loop" "$ldd_loop" -n "libtree (one call)" "$libtree_all" > /dev/null 2>&1
-read -r doctor_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 $doctor)
+read -r doctor_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor_cmd[@]}")
 python3 - "$scratch/h.json" "$n" "$doctor_rss" "$(nproc)" > "$out" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))

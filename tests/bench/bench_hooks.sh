@@ -104,7 +104,7 @@ if command -v hyperfine >/dev/null 2>&1; then
 else
   timer="bash time, fastest of $runs runs"
   for c in "${cases[@]}"; do
-    best_wall= best_cpu=
+    best_wall="" best_cpu=""
     for ((r = 0; r < runs; r++)); do
       t=$({ TIMEFORMAT='%R %U %S'; time bash --norc --noprofile "$scratch/driver-$c.sh"; } 2>&1)
       read -r w u s <<<"$t"

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # tests/bench/bench_hooks.sh runs (100 iterations, 2 runs each) and prints its table, and
 # the hooks start no process (when strace works here). No assertion on time.
 source "$(dirname "${BASH_SOURCE[0]}")/../shell/lib.sh"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Common prelude of the end-to-end suites (sourced). Strict mode, a
 # line-numbered failure trap, helpers, and skip = exit 125.
 set -Eeuo pipefail
@@ -13,7 +14,9 @@ note() { echo "# $*"; }
 
 # A scratch folder removed on exit (kept with CONDACUDA_KEEP_TEST_DIRS=1).
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-e2e.XXXXXX")
-cleanup() { [ -n "${CONDACUDA_KEEP_TEST_DIRS:-}" ] && echo "kept $scratch" >&2 || rm -rf "$scratch"; }
+cleanup() {
+  if [ -n "${CONDACUDA_KEEP_TEST_DIRS:-}" ]; then echo "kept $scratch" >&2; else rm -rf "$scratch"; fi
+}
 trap cleanup EXIT
 
 # expect_eq ACTUAL EXPECTED [WHAT]

@@ -30,19 +30,19 @@ note "planted older nvJitLink 13 on LD_LIBRARY_PATH, the env as it is"
 check_json "$scratch/planted.json" "$want" -p "$scratch/cu13" --ld-library-path "$old" --as-is
 f=$scratch/planted.json
 sp='[l for l in j["libraries"] if l["component"] == "cusparse"][0]'
-expect_eq "$(json "$f" "$sp['loaded']")" "False" "cusparse loaded"
-case "$(json "$f" "$sp['error']")" in
+expect_eq "$(json "$f" "${sp}['loaded']")" "False" "cusparse loaded"
+case "$(json "$f" "${sp}['error']")" in
   "$env_lib/libcusparse.so.12: undefined symbol: __nvJitLink"*"_13_0, version libnvJitLink.so.13") ;;
-  *) fail "cusparse error: $(json "$f" "$sp['error']")" ;;
+  *) fail "cusparse error: $(json "$f" "${sp}['error']")" ;;
 esac
-expect_eq "$(json "$f" "$sp['error'] == $sp['predicted']['error']")" "True" "the predicted error text"
+expect_eq "$(json "$f" "${sp}['error'] == ${sp}['predicted']['error']")" "True" "the predicted error text"
 predictions_agree "$f"
 finding='[x for x in j["findings"] if x["code"] == "undefined-symbol"][0]'
-expect_eq "$(json "$f" "$finding['library']")" "libnvJitLink.so.13" "doctor's finding: library"
-expect_eq "$(json "$f" "$finding['via_entry']")" "$old" "doctor's finding: the LD_LIBRARY_PATH entry"
-case "$(json "$f" "$finding['fix']")" in
+expect_eq "$(json "$f" "${finding}['library']")" "libnvJitLink.so.13" "doctor's finding: library"
+expect_eq "$(json "$f" "${finding}['via_entry']")" "$old" "doctor's finding: the LD_LIBRARY_PATH entry"
+case "$(json "$f" "${finding}['fix']")" in
   *"condacuda repair"*) ;;
-  *) fail "fix: $(json "$f" "$finding['fix']")" ;;
+  *) fail "fix: $(json "$f" "${finding}['fix']")" ;;
 esac
 case "$(json "$f" 'j["reason"]')" in
   *"libcusparse.so.12 did not load"*) ;;
@@ -51,10 +51,10 @@ esac
 # The nvJitLink the probe then opens is the env's (by path): the soname
 # resolves to the planted one.
 jit='[l for l in j["libraries"] if l["component"] == "nvjitlink"][0]'
-expect_eq "$(json "$f" "$jit['opened_by']")" "path" "nvJitLink opened by"
-case "$(json "$f" "$jit['why']")" in
+expect_eq "$(json "$f" "${jit}['opened_by']")" "path" "nvJitLink opened by"
+case "$(json "$f" "${jit}['why']")" in
   *"$old/libnvJitLink.so.13 (ld_library_path), not the env's"*) ;;
-  *) fail "nvJitLink why: $(json "$f" "$jit['why']")" ;;
+  *) fail "nvJitLink why: $(json "$f" "${jit}['why']")" ;;
 esac
 
 note "the same shell, the env checked as condacuda runs it (the planned folders first)"

@@ -27,12 +27,12 @@ note "--python, the env as it is: the ImportError and doctor's explanation"
 "$CONDACUDA" check -p "$env" --ld-library-path "$system" --as-is --python --json > "$scratch/py.json" || true
 f=$scratch/py.json
 torch='[p for p in j["python"] if p["framework"] == "torch"][0]'
-expect_eq "$(json "$f" "$torch['status']")" "fail" "torch status"
-case "$(json "$f" "$torch['error']")" in
+expect_eq "$(json "$f" "${torch}['status']")" "fail" "torch status"
+case "$(json "$f" "${torch}['error']")" in
   "ImportError: $sp/demotorch/../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12") ;;
-  *) fail "torch error: $(json "$f" "$torch['error']")" ;;
+  *) fail "torch error: $(json "$f" "${torch}['error']")" ;;
 esac
-expect_eq "$(json "$f" "$torch['finding']")" "undefined-symbol" "doctor's finding for the ImportError"
+expect_eq "$(json "$f" "${torch}['finding']")" "undefined-symbol" "doctor's finding for the ImportError"
 expect_eq "$(json "$f" '[x["via_entry"] for x in j["findings"] if x["code"] == "undefined-symbol"][0]')" "$system" \
   "the LD_LIBRARY_PATH entry to blame"
 expect_eq "$(json "$f" '[p["status"] for p in j["python"] if p["framework"] != "torch"]')" "['absent', 'absent']" \
@@ -44,7 +44,7 @@ predictions_agree "$f"
 note "--python with the folders repair would add (the default without a hook): the import works"
 "$CONDACUDA" check -p "$env" --ld-library-path "$system" --python --json > "$scratch/planned.json" || true
 expect_eq "$(json "$scratch/planned.json" 'j["ld_library_path"]["source"]')" "plan" source
-expect_eq "$(json "$scratch/planned.json" "$torch['status']")" "no-gpu" "torch imports and sees no GPU"
+expect_eq "$(json "$scratch/planned.json" "${torch}['status']")" "no-gpu" "torch imports and sees no GPU"
 expect_eq "$(json "$scratch/planned.json" 'j["findings"]')" "[]" findings
 
 note "a framework import that hangs is killed at the timeout"
@@ -61,4 +61,4 @@ case "$(json "$f" '[p["error"] for p in j["python"] if p["framework"] == "python
   *) fail "python: $(json "$f" 'j["python"]')" ;;
 esac
 # torch's record came before the hang.
-expect_eq "$(json "$f" "$torch['status']")" "no-gpu" "torch reported before the hang"
+expect_eq "$(json "$f" "${torch}['status']")" "no-gpu" "torch reported before the hang"

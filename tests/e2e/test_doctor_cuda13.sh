@@ -26,12 +26,12 @@ note "planted older nvJitLink 13"
 expect_status 1 env LD_LIBRARY_PATH="$old" "$CONDACUDA" doctor -p "$scratch/cu13" --json > "$scratch/planted.json"
 LD_LIBRARY_PATH=$old python3 "$oracle" "$scratch/planted.json" --probe "$CONDACUDA_DLOPEN_PROBE" --ldd
 f='[f for f in j["findings"] if f["code"] == "undefined-symbol"][0]'
-expect_eq "$(json "$scratch/planted.json" "$f['library']")" "libnvJitLink.so.13" library
-expect_eq "$(json "$scratch/planted.json" "$f['via_entry']")" "$old" "the LD_LIBRARY_PATH entry"
-expect_eq "$(json "$scratch/planted.json" "$f['expected_satisfies']")" "True" "env's nvjitlink satisfies"
-expect_eq "$(json "$scratch/planted.json" "$f['expected_package']")" "nvidia-nvjitlink 13.0.88" "env's package"
-expect_eq "$(json "$scratch/planted.json" "all(s.endswith('_13_0') for s in $f['symbol'].split(','))")" "True" symbols
-expect_eq "$(json "$scratch/planted.json" "'lib/python3' in $f['affects'][0] and any(a.endswith('libcusparse.so.12') for a in $f['affects'])")" "True" affects
+expect_eq "$(json "$scratch/planted.json" "${f}['library']")" "libnvJitLink.so.13" library
+expect_eq "$(json "$scratch/planted.json" "${f}['via_entry']")" "$old" "the LD_LIBRARY_PATH entry"
+expect_eq "$(json "$scratch/planted.json" "${f}['expected_satisfies']")" "True" "env's nvjitlink satisfies"
+expect_eq "$(json "$scratch/planted.json" "${f}['expected_package']")" "nvidia-nvjitlink 13.0.88" "env's package"
+expect_eq "$(json "$scratch/planted.json" "all(s.endswith('_13_0') for s in ${f}['symbol'].split(','))")" "True" symbols
+expect_eq "$(json "$scratch/planted.json" "'lib/python3' in ${f}['affects'][0] and any(a.endswith('libcusparse.so.12') for a in ${f}['affects'])")" "True" affects
 err=$(json "$scratch/planted.json" '[r["error"] for r in j["roots"] if r["file"].endswith("libcusparse.so.12")][0]')
 case "$err" in
   */nvidia/cu13/lib/libcusparse.so.12": undefined symbol: __nvJitLink"*"_13_0, version libnvJitLink.so.13") ;;

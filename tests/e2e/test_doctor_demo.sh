@@ -27,15 +27,15 @@ expect_eq "$(json "$scratch/clean.json" 'j["findings"][0]["library"]')" "libnvJi
 
 scenario seed 1 "$system"
 f='j["findings"][0]'
-expect_eq "$(json "$scratch/seed.json" "$f['code']")" "undefined-symbol" code
-expect_eq "$(json "$scratch/seed.json" "$f['symbol']")" "__nvJitLinkAddData_12_1" symbol
-expect_eq "$(json "$scratch/seed.json" "$f['version']")" "libnvJitLink.so.12" version
-expect_eq "$(json "$scratch/seed.json" "$f['resolved_path']")" "$system/libnvJitLink.so.12" resolved
-expect_eq "$(json "$scratch/seed.json" "$f['via']")" "ld_library_path" via
-expect_eq "$(json "$scratch/seed.json" "$f['via_entry']")" "$system" "via entry"
-expect_eq "$(json "$scratch/seed.json" "$f['expected_satisfies']")" "True" "env's nvjitlink satisfies"
-expect_eq "$(json "$scratch/seed.json" "$f['min_release']")" "12.1" "implied release"
-expect_eq "$(json "$scratch/seed.json" "len($f['affects'])")" "2" "one finding, two roots"
+expect_eq "$(json "$scratch/seed.json" "${f}['code']")" "undefined-symbol" code
+expect_eq "$(json "$scratch/seed.json" "${f}['symbol']")" "__nvJitLinkAddData_12_1" symbol
+expect_eq "$(json "$scratch/seed.json" "${f}['version']")" "libnvJitLink.so.12" version
+expect_eq "$(json "$scratch/seed.json" "${f}['resolved_path']")" "$system/libnvJitLink.so.12" resolved
+expect_eq "$(json "$scratch/seed.json" "${f}['via']")" "ld_library_path" via
+expect_eq "$(json "$scratch/seed.json" "${f}['via_entry']")" "$system" "via entry"
+expect_eq "$(json "$scratch/seed.json" "${f}['expected_satisfies']")" "True" "env's nvjitlink satisfies"
+expect_eq "$(json "$scratch/seed.json" "${f}['min_release']")" "12.1" "implied release"
+expect_eq "$(json "$scratch/seed.json" "len(${f}['affects'])")" "2" "one finding, two roots"
 # The first error of the consumer is the seed report's ImportError, word for word.
 first=$(json "$scratch/seed.json" '[r["error"] for r in j["roots"] if r["kind"] == "consumer"][0]')
 case "$first" in

@@ -69,7 +69,7 @@ run() { # NAME [LD_LIBRARY_PATH]: doctor and the oracle, from $scratch/cwd
   local -a env_cmd=(env -u LD_LIBRARY_PATH)
   [ $# -ge 2 ] && env_cmd=(env "LD_LIBRARY_PATH=$2")
   note "case $name"
-  (cd "$scratch/cwd" && "${env_cmd[@]}" "$CONDACUDA" doctor -p "$z" --json > "$scratch/$name.json" || true)
+  (cd "$scratch/cwd" && { "${env_cmd[@]}" "$CONDACUDA" doctor -p "$z" --json > "$scratch/$name.json" || true; })
   (cd "$scratch/cwd" && "${env_cmd[@]}" python3 "$oracle" "$scratch/$name.json" --probe "$CONDACUDA_DLOPEN_PROBE" --ldd)
 }
 verdict() { json "$scratch/$1.json" "[r['verdict'] for r in j['roots'] if r['file'].endswith('$2')][0]"; }

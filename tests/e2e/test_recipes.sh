@@ -73,7 +73,7 @@ work=$scratch/work prefix=$scratch/prefix
 mkdir -p "$work" "$prefix"
 # rattler-build copies a path source minus what .gitignore ignores.
 if git -C "$CONDACUDA_SOURCE_DIR" rev-parse --git-dir > /dev/null 2>&1; then
-  (cd "$CONDACUDA_SOURCE_DIR" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$work" 2> /dev/null || true)
+  (cd "$CONDACUDA_SOURCE_DIR" && { git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$work" 2> /dev/null || true; })
 else
   (cd "$CONDACUDA_SOURCE_DIR" && tar --exclude='./build*' -cf - .) | tar -xf - -C "$work"
 fi

@@ -73,7 +73,7 @@ outcomes=$(printf '%s\n' "$(json "$scratch/race1.json" 'j["outcome"]')" "$(json 
 case "$outcomes" in "repaired repaired "|"repaired unchanged ") ;; *) fail "outcomes: $outcomes" ;; esac
 "$CONDACUDA" repair -p "$scratch/race" --json > "$scratch/race3.json"
 expect_eq "$(json "$scratch/race3.json" 'j["outcome"]')" unchanged "state after the race"
-ls "$scratch/race"/etc/conda/activate.d/ | grep -q tmp && fail "temporary file left behind"
+! compgen -G "$scratch/race/etc/conda/activate.d/*tmp*" > /dev/null || fail "temporary file left behind"
 
 note "files lost after a repair are recreated; a hook the user changed is refused and left by undo"
 rm "$scratch/race/etc/conda/activate.d/condacuda.fish" "$scratch/race"/lib/python3*/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# The shell scripts condacuda ships or tells people to run pass shellcheck:
-# the conda link scripts, the recipe's build script, the quick start and the
-# demo env, the test entry points.
+# Every shell script of the project passes shellcheck (with the project's
+# .shellcheckrc, which follows each suite's lib.sh): the conda link scripts,
+# the recipe's build script, the quick start and demo env, the sh hook
+# templates as they are stored (the rendered hooks are linted by
+# shell.hooks_lint), and every test script. The entry points are executable.
 source "$(dirname "$0")/lib.sh"
 command -v shellcheck > /dev/null || skip "shellcheck is not installed"
 cd "$CONDACUDA_SOURCE_DIR"
-scripts=(hooks/post-link.sh hooks/pre-unlink.sh packaging/conda/build.sh examples/quickstart.sh
-         examples/demo-env/build.sh tests/run.sh tests/install-deps.sh .ci/run)
+mapfile -t scripts < <(find hooks packaging examples tests templates .ci -type f \
+  \( -name '*.sh' -o -name '*.sh.in' -o -path .ci/run \) | sort)
+[ "${#scripts[@]}" -gt 40 ] || fail "only ${#scripts[@]} scripts found"
 shellcheck "${scripts[@]}"
-for s in "${scripts[@]}"; do [ -x "$s" ] || fail "not executable: $s"; done
+for s in hooks/post-link.sh hooks/pre-unlink.sh packaging/conda/build.sh examples/quickstart.sh \
+         examples/demo-env/build.sh tests/run.sh tests/install-deps.sh .ci/run; do
+  [ -x "$s" ] || fail "not executable: $s"
+done
 note "${#scripts[@]} scripts pass shellcheck"

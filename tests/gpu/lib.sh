@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Prelude of the gpu suite (sourced): the e2e prelude plus what the check
 # tests share. The suite runs everywhere: on machines without a driver it
 # proves the no-GPU behaviour for real, on machines with one the device steps.

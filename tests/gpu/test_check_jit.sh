@@ -9,18 +9,18 @@ make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this ma
 for arch in sm_75 sm_90 sm_100; do
   "$CONDACUDA" check -p "$scratch/cu13" --no-ld-library-path --link-only "$arch" --json > "$scratch/$arch.json" || true
   s='[s for s in j["steps"] if s["name"] == "jit-link"][0]'
-  expect_eq "$(json "$scratch/$arch.json" "$s['status']")" "pass" "$arch: $(json "$scratch/$arch.json" "$s['error']")"
-  expect_eq "$(json "$scratch/$arch.json" "int($s['size'].split()[0]) > 1000")" "True" "$arch: cubin size"
-  case "$(json "$scratch/$arch.json" "$s['detail']")" in
+  expect_eq "$(json "$scratch/$arch.json" "${s}['status']")" "pass" "$arch: $(json "$scratch/$arch.json" "${s}['error']")"
+  expect_eq "$(json "$scratch/$arch.json" "int(${s}['size'].split()[0]) > 1000")" "True" "$arch: cubin size"
+  case "$(json "$scratch/$arch.json" "${s}['detail']")" in
     "PTX linked for $arch by nvJitLink 13."*) ;;
-    *) fail "$arch: $(json "$scratch/$arch.json" "$s['detail']")" ;;
+    *) fail "$arch: $(json "$scratch/$arch.json" "${s}['detail']")" ;;
   esac
-  note "$arch: $(json "$scratch/$arch.json" "$s['size']"), $(json "$scratch/$arch.json" '[p["ms"] for p in j["phases"] if p["name"] == "nvJitLink link"][0]') ms"
+  note "$arch: $(json "$scratch/$arch.json" "${s}['size']"), $(json "$scratch/$arch.json" '[p["ms"] for p in j["phases"] if p["name"] == "nvJitLink link"][0]') ms"
 done
 "$CONDACUDA" check -p "$scratch/cu13" --no-ld-library-path --link-only sm_70 --json > "$scratch/sm_70.json" || true
 s='[s for s in j["steps"] if s["name"] == "jit-link"][0]'
-expect_eq "$(json "$scratch/sm_70.json" "$s['status']")" "fail" "sm_70 status"
-case "$(json "$scratch/sm_70.json" "$s['error']")" in
+expect_eq "$(json "$scratch/sm_70.json" "${s}['status']")" "fail" "sm_70 status"
+case "$(json "$scratch/sm_70.json" "${s}['error']")" in
   "nvJitLinkCreate: NVJITLINK_ERROR_UNSUPPORTED_ARCH; error log: "*) ;;
-  *) fail "sm_70: $(json "$scratch/sm_70.json" "$s['error']")" ;;
+  *) fail "sm_70: $(json "$scratch/sm_70.json" "${s}['error']")" ;;
 esac

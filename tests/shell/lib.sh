@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Common prelude of the shell suites: each tests/shell/test_*.sh is one CTest entry
 # (label `shell`), run as `bash script` with CONDACUDA, CONDACUDA_SOURCE_DIR and
 # CONDACUDA_BUILD_DIR set. Exit 125 = skipped. The scratch dir is kept on failure.

@@ -89,7 +89,7 @@ zpty -d z
 ZSH
   zsh_complete() { ZFUNC=$TEST_TMP/zfunc LINE=$1 timeout 20 zsh -f "$TEST_TMP/zcomplete.zsh"; }
   got=$(zsh_complete 'condacuda ')
-  echo "# zsh: $(echo $got)"
+  echo "# zsh: $(tr "\n" " " <<< "$got")"
   expect "zsh subcommands" "$got" list info doctor repair undo run lock check
   expect_not "zsh hidden commands" "$got" __generate __probe
   expect "zsh env names after -n" "$(zsh_complete 'condacuda doctor -n ')" alpha-env beta-env

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # The conda activation hooks (templates/hooks) under fish: byte-exact LD_LIBRARY_PATH
 # through activation, reactivation, stacking, clones and deactivation, plain and strict.
 # The scenarios are hk_run_scenarios in lib.sh; skipped when fish is not installed.

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # The hooks of every shell share one state variable, CONDACUDA_HOOK_STATE: envs activated
 # in one shell are deactivated exactly in another that inherits the environment (a fish
 # started from bash, a bash started from tcsh). For each ordered pair of installed shells
@@ -25,9 +26,9 @@ done
 
 ext_of() {
   case $1 in
-    fish) REPLY=fish ;;
-    tcsh) REPLY=csh ;;
-    *) REPLY=sh ;;
+    fish) REPLY='fish' ;;
+    tcsh) REPLY='csh' ;;
+    *) REPLY='sh' ;;
   esac
 }
 
@@ -56,6 +57,7 @@ source_line() {
 }
 # show_line MODE LABEL EXT: a line running the printer (lib.sh) in that mode.
 show_line() {
+  # shellcheck disable=SC2089 # a command line, word-split where it is run below
   case $3 in
     csh) REPLY="\$CC_PRINTER:q $1 $2" ;;
     *) REPLY="\"\$CC_PRINTER\" $1 $2" ;;
@@ -97,7 +99,7 @@ for first in "${shells[@]}"; do
       command_of "$first" "$dir/stage1.$ext1" && launch=$REPLY
       ld=()
       [[ $start == unset ]] || ld=(LD_LIBRARY_PATH="$start")
-      # shellcheck disable=SC2086 # launch is a command line made above, paths without blanks
+      # shellcheck disable=SC2086,SC2090 # launch is a command line made above, paths without blanks
       env -u CONDA_PREFIX -u LD_LIBRARY_PATH -u CONDACUDA_HOOK_STATE "${ld[@]}" LC_ALL=C.UTF-8 \
         T_A="$env_a" T_B="$env_b" CC_PRINTER="$printer" $launch >"$dir/actual" 2>"$dir/stderr" || true
       runs=$((runs + 1))

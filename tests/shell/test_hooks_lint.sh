@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # The rendered hooks pass `shellcheck -s sh|bash|dash|ksh` without a single warning, parse
 # in every shell that sources them (`-n`), and the sh version has no command
 # substitution (it starts no process: parameter expansion only). Skipped when

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # The quoting functions of src/repair/hooks.cpp round-trip through the real shells:
 # each string, quoted by condacuda_render_hooks --quote, is printed back by bash, zsh,
 # dash, ksh (posix), fish and tcsh (csh) and must come back byte for byte. Shells that
@@ -5,6 +6,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 tool=$(render_hooks_tool)
+# shellcheck disable=SC1003 # backslashes at the end of a string are test data
 strings=(
   plain 'with space' "it's" "''" "'" '"' 'd"q' "a'b\"c" '$HOME' '${x}' '$(cmd)' '`cmd`'
   'back\slash' 'trail\' '\' "\\'" $'new\nline' $'\n' $'x\\\ny' $'\ttab' '!bang' '!!'

@@ -134,6 +134,7 @@ TEST_CASE("rendered hooks: version, entries in order, no placeholder, no absolut
     for (const char* name : {"@ENTRIES@", "@TOOL_VERSION@", "@REMOVE_RECORD@", "@SHELLCHECK@", "@RS@", "@US@", "@FS@",
                              "@GS@"})
       CHECK_FALSE(contains(file.content, name));
+    CHECK_FALSE(contains(file.content, "(template only)")); // the stored template's own lint lines
     CHECK(contains(file.content, "CONDACUDA_HOOK_STATE"));
   }
   const auto* sh = find_file(*files, "etc/conda/activate.d/condacuda.sh");
