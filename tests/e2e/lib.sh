@@ -44,6 +44,22 @@ build_demo_env() {
   "$CONDACUDA_SOURCE_DIR/examples/demo-env/build.sh" "$1" > /dev/null
 }
 
+# make_old_nvjitlink13 DIR: DIR/libnvJitLink.so.13, an older nvJitLink 13 that
+# defines the 12.9 entry points only (none of the __nvJitLink*_13_0 ones that
+# CUDA 13's cuSPARSE needs), to plant on LD_LIBRARY_PATH before an env's own.
+make_old_nvjitlink13() {
+  local dir=$1 src
+  src=$(mktemp -d "$scratch/old-nvjitlink.XXXXXX")
+  mkdir -p "$dir"
+  cat > "$src/old.c" <<'C'
+int __nvJitLinkCreate_12_9(void** h) { *h = 0; return 0; }
+int nvJitLinkVersion(unsigned* major, unsigned* minor) { *major = 13; *minor = 0; return 0; }
+C
+  printf 'libnvJitLink.so.13 {\n  global: __nvJitLinkCreate_12_9; nvJitLinkVersion;\n  local: *;\n};\n' > "$src/old.map"
+  gcc -shared -fPIC -Wl,-soname,libnvJitLink.so.13 -Wl,--version-script="$src/old.map" \
+    -o "$dir/libnvJitLink.so.13" "$src/old.c"
+}
+
 # make_cuda13_env DIR: a venv-style env whose site-packages holds the real
 # CUDA 13 wheel contents of /usr/local/cuda, laid out as their RECORD files
 # say (hard links; symlinks when /usr/local is another file system). Each link

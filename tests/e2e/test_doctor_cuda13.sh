@@ -7,14 +7,7 @@ source "$(dirname "$0")/lib.sh"
 
 make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this machine"
 old=$scratch/old-cuda/lib64
-mkdir -p "$old"
-cat > "$scratch/old.c" <<'C'
-int __nvJitLinkCreate_12_9(void** h) { *h = 0; return 0; }
-int nvJitLinkVersion(unsigned* major, unsigned* minor) { *major = 13; *minor = 0; return 0; }
-C
-printf 'libnvJitLink.so.13 {\n  global: __nvJitLinkCreate_12_9; nvJitLinkVersion;\n  local: *;\n};\n' > "$scratch/old.map"
-gcc -shared -fPIC -Wl,-soname,libnvJitLink.so.13 -Wl,--version-script="$scratch/old.map" \
-  -o "$old/libnvJitLink.so.13" "$scratch/old.c"
+make_old_nvjitlink13 "$old"
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 
 note "clean LD_LIBRARY_PATH"
