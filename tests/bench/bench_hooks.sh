@@ -11,9 +11,14 @@
 #     one-liner        `. oneliner.sh`
 #     pair             `. activate.d/condacuda.sh; . deactivate.d/condacuda.sh`
 #     activate alone   `. activate.d/condacuda.sh`
+#     two sourced files `. a.sh; . b.sh`, each only `return`: the floor of any hook
+#                      pair, two files read and parsed before they do anything
 # Per iteration = (case - empty loop) / iterations, from hyperfine's median wall time
 # and mean user+system time (bash's `time`, the fastest of BENCH_RUNS runs, without
-# hyperfine). Prints a Markdown table; no assertion on time. Then counts the processes
+# hyperfine). Where valgrind is installed, also the instructions per iteration
+# (callgrind, BENCH_INSTRUCTION_ITERATIONS, default 200): unlike time, that count
+# barely moves between runs, so its ratios are the stable ones.
+# Prints a Markdown table; no assertion on time. Then counts the processes
 # the hooks start (strace -f, process-creating calls with the hooks minus without):
 # the hooks must start none.
 #
@@ -60,6 +65,8 @@ oneliner=$scratch/oneliner.sh
 entries=
 for folder in "${folders[@]}"; do entries+="\$CONDA_PREFIX/$folder:"; done
 printf 'export LD_LIBRARY_PATH="%s$LD_LIBRARY_PATH"\n' "$entries" >"$oneliner"
+printf 'return\n' >"$scratch/a.sh"
+printf 'return\n' >"$scratch/b.sh"
 
 # One driver per case: a bash script sourcing the files in a loop.
 write_driver() {
@@ -70,7 +77,7 @@ LD_LIBRARY_PATH=/usr/lib
 export CONDA_PREFIX LD_LIBRARY_PATH
 unset CONDACUDA_HOOK_STATE
 i=0
-while [ \$i -lt $iterations ]; do
+while [ \$i -lt \${N:-$iterations} ]; do
   i=\$((i + 1))
   $body
   unset CONDACUDA_HOOK_STATE
@@ -82,7 +89,8 @@ write_driver empty ':'
 write_driver oneliner ". '$oneliner'"
 write_driver pair ". '$activate'; . '$deactivate'"
 write_driver activate ". '$activate'"
-cases=(empty oneliner pair activate)
+write_driver floor ". '$scratch/a.sh'; . '$scratch/b.sh'"
+cases=(empty oneliner pair activate floor)
 
 # The drivers must end where they started: activation then deactivation restores.
 check=$(bash -c ". '$scratch/driver-pair.sh'; printf '%s|%s' \"\$LD_LIBRARY_PATH\" \"\${CONDACUDA_HOOK_STATE-unset}\"")
@@ -117,11 +125,24 @@ else
   done
 fi
 
+# Instructions per iteration, net of the empty loop (callgrind counts user-space
+# instructions of the whole process).
+declare -A instr=()
+instr_iterations=${BENCH_INSTRUCTION_ITERATIONS:-200}
+if command -v valgrind >/dev/null 2>&1; then
+  for c in "${cases[@]}"; do
+    instr[$c]=$(N=$instr_iterations valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      bash --norc --noprofile "$scratch/driver-$c.sh" 2>&1 | awk '/Collected :/ { print $NF }')
+    [[ ${instr[$c]} =~ ^[0-9]+$ ]] || fail "callgrind gave no count for $c"
+  done
+fi
+instr_net() { echo $(((instr[$1] - instr[empty]) / instr_iterations)); }
+
 # Per iteration in microseconds, net of the empty loop; the ratio to the one-liner.
 net() { awk -v t="$1" -v e="$2" -v n="$iterations" 'BEGIN { v = (t - e) / n * 1e6; if (v < 0) v = 0; printf "%.2f", v }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f×", a / b; else printf "n/a" }'; }
 declare -A wall_us=() cpu_us=()
-for c in oneliner pair activate; do
+for c in oneliner pair activate floor; do
   wall_us[$c]=$(net "${wall[$c]}" "${wall[empty]}")
   cpu_us[$c]=$(net "${cpu[$c]}" "${cpu[empty]}")
 done
@@ -140,22 +161,31 @@ if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null true 2>/dev/null;
 fi
 
 {
-  echo "| bash ${BASH_VERSION%%(*}, $iterations iterations, ${#folders[@]} folders, LD_LIBRARY_PATH=/usr/lib | wall per iteration | CPU per iteration | wall vs one-liner | CPU vs one-liner |"
-  echo "|---|---|---|---|---|"
-  printf '| empty loop: bash start-up and %s resets, per run (subtracted below) | %.1f ms | %.1f ms | | |\n' \
+  echo "| bash ${BASH_VERSION%%(*}, $iterations iterations, ${#folders[@]} folders, LD_LIBRARY_PATH=/usr/lib | wall per iteration | CPU per iteration | wall vs one-liner | CPU vs one-liner | instructions | instructions vs one-liner |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '| empty loop: bash start-up and %s resets, per run (subtracted below) | %.1f ms | %.1f ms | | | | |\n' \
     "$iterations" "$(awk -v t="${wall[empty]}" 'BEGIN { print t * 1e3 }')" \
     "$(awk -v t="${cpu[empty]}" 'BEGIN { print t * 1e3 }')"
-  printf '| one-liner `export LD_LIBRARY_PATH=dirs:$LD_LIBRARY_PATH` | %s µs | %s µs | 1.0× | 1.0× |\n' \
-    "${wall_us[oneliner]}" "${cpu_us[oneliner]}"
-  for c in pair activate; do
+  instructions() {
+    if [[ -n ${instr[empty]:-} ]]; then
+      printf '%s | %s' "$(instr_net "$1")" "$(ratio "$(instr_net "$1")" "$(instr_net oneliner)")"
+    else
+      printf 'n/a (no valgrind) | n/a'
+    fi
+  }
+  printf '| one-liner `export LD_LIBRARY_PATH=dirs:$LD_LIBRARY_PATH` | %s µs | %s µs | 1.0× | 1.0× | %s |\n' \
+    "${wall_us[oneliner]}" "${cpu_us[oneliner]}" "$(instructions oneliner)"
+  for c in pair activate floor; do
     case $c in
       pair) label="condacuda activate + deactivate" ;;
       activate) label="condacuda activate alone" ;;
+      floor) label="floor of any pair: two sourced files that only \`return\`" ;;
     esac
-    printf '| %s | %s µs | %s µs | %s | %s |\n' "$label" "${wall_us[$c]}" "${cpu_us[$c]}" \
-      "$(ratio "${wall_us[$c]}" "${wall_us[oneliner]}")" "$(ratio "${cpu_us[$c]}" "${cpu_us[oneliner]}")"
+    printf '| %s | %s µs | %s µs | %s | %s | %s |\n' "$label" "${wall_us[$c]}" "${cpu_us[$c]}" \
+      "$(ratio "${wall_us[$c]}" "${wall_us[oneliner]}")" "$(ratio "${cpu_us[$c]}" "${cpu_us[oneliner]}")" \
+      "$(instructions "$c")"
   done
   echo
-  echo "Timing: $timer; $origin."
+  echo "Timing: $timer; $origin.${instr[empty]:+ Instructions: callgrind, $instr_iterations iterations.}"
   echo "Processes started by the hooks: $processes"
 } >&3

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -170,11 +171,18 @@ TEST_CASE("sh hooks: the common case is the first command, which ends the sourci
   REQUIRE(files.ok());
   for (const auto& file : *files) {
     INFO(file.relative_path);
-    const std::size_t explained = file.content.find("\n# How it works\n");
-    REQUIRE(explained != std::string::npos);
-    const std::string fast = file.content.substr(0, explained);
-    CHECK(contains(fast, "\n  return 0\nesac\n"));
-    CHECK(fast.find("return 0") == fast.rfind("return 0"));
+    // The fast path comes before the header comment: the shell reads nothing else
+    // when it returns there, and nothing below it returns.
+    const std::size_t header = file.content.find("\n# condacuda 1.2.3: ");
+    REQUIRE(header != std::string::npos);
+    const std::string fast = file.content.substr(0, header + 1);
+    CHECK(fast.starts_with("# shellcheck shell=sh"));
+    CHECK_FALSE(contains(fast, "\n#"));
+    CHECK(fast.ends_with("return\nesac\n"));
+    std::istringstream below(file.content.substr(header));
+    for (std::string line; std::getline(below, line);)
+      if (const auto code = line.find_first_not_of(' '); code != std::string::npos && line[code] != '#')
+        CHECK_FALSE(contains(line, "return"));
   }
   // Three folders under one long directory: it is written once.
   CHECK(contains((*files)[0].content, "\n  _condacuda=$CONDA_PREFIX/lib/python3.12/site-packages/nvidia; "
