@@ -5,6 +5,7 @@
 // findings grouped by cause. Pure: files through FileSystemView.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "doctor/findings.hpp"
@@ -52,6 +53,6 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files);
 
 // The release an nvJitLink entry point name implies: "__nvJitLinkAddData_12_4"
 // -> "12.4"; "" for other names.
-std::string implied_release(const std::string& symbol);
+std::string implied_release(std::string_view symbol);
 
 } // namespace condacuda::doctor

@@ -556,9 +556,9 @@ void ElfObject::prepare_name_index() {
   }
 }
 
-void ElfObject::lookup_candidates(std::string_view name, FunctionRef visit) const {
+void ElfObject::lookup_candidates(const HashedName& name, FunctionRef visit) const {
   if (use_name_index_) {
-    auto it = name_index_.find(name);
+    auto it = name_index_.find(name.name());
     if (it == name_index_.end()) return;
     for (std::uint32_t i : it->second)
       if (!visit(i)) return;
@@ -566,7 +566,7 @@ void ElfObject::lookup_candidates(std::string_view name, FunctionRef visit) cons
   }
   if (gnu_.valid) {
     // Same walk as do_lookup_x with DT_GNU_HASH (elf/dl-lookup.c).
-    std::uint32_t h = gnu_hash(name);
+    const std::uint32_t h = name.gnu();
     if (!gnu_bloom_passes(h)) return;
     std::uint32_t idx = *reader_.u32(gnu_.buckets + 4ull * (h % gnu_.nbuckets));
     if (idx == 0 || idx < gnu_.symoffset) return;
@@ -579,7 +579,7 @@ void ElfObject::lookup_candidates(std::string_view name, FunctionRef visit) cons
     return;
   }
   if (sysv_.valid) {
-    std::uint32_t h = sysv_hash(name);
+    const std::uint32_t h = name.sysv();
     auto idx = reader_.u32(sysv_.buckets + 4ull * (h % sysv_.nbucket));
     for (std::uint32_t steps = 0; idx && *idx != 0 && *idx < sysv_.nchain && steps <= sysv_.nchain; ++steps) {
       if (!visit(*idx)) return;

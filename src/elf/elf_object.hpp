@@ -92,6 +92,30 @@ struct DynamicInfo {
   bool has_relr = false;
 };
 
+// The ELF hash functions (SysV and GNU) the version tables and hash sections use.
+std::uint32_t sysv_hash(std::string_view name);
+std::uint32_t gnu_hash(std::string_view name);
+
+// A symbol name with its hash, computed once per lookup and used in every
+// object of the scope, as _dl_lookup_symbol_x computes new_hash once for
+// do_lookup_x (elf/dl-lookup.c). The SysV hash only when an object without
+// DT_GNU_HASH asks for it.
+class HashedName {
+public:
+  explicit HashedName(std::string_view name) : name_(name), gnu_(gnu_hash(name)) {}
+  std::string_view name() const { return name_; }
+  std::uint32_t gnu() const { return gnu_; }
+  std::uint32_t sysv() const {
+    if (!sysv_) sysv_ = sysv_hash(name_);
+    return *sysv_;
+  }
+
+private:
+  std::string_view name_;
+  std::uint32_t gnu_;
+  mutable std::optional<std::uint32_t> sysv_;
+};
+
 class ElfObject {
 public:
   // Parses header, program headers and dynamic section; with symbols ==
@@ -126,13 +150,17 @@ public:
   // in hash-chain order (GNU hash, else SysV hash, else a linear scan), as
   // ld.so's do_lookup_x visits them. Stops when f returns false.
   template <class F>
-  void for_each_named(std::string_view name, F&& f) const {
+  void for_each_named(const HashedName& name, F&& f) const {
     auto visit = [&](std::uint32_t i) {
       auto s = symbol(i);
-      if (!s || s->name != name) return true;
+      if (!s || s->name != name.name()) return true;
       return f(i, *s);
     };
     lookup_candidates(name, FunctionRef(visit));
+  }
+  template <class F>
+  void for_each_named(std::string_view name, F&& f) const {
+    for_each_named(HashedName(name), std::forward<F>(f));
   }
 
   // Symbol indices in the order ld.so relocates them (DT_RELA/DT_REL, then
@@ -168,7 +196,7 @@ private:
     void* object_;
     bool (*call_)(void*, std::uint32_t);
   };
-  void lookup_candidates(std::string_view name, FunctionRef visit) const;
+  void lookup_candidates(const HashedName& name, FunctionRef visit) const;
   void prepare_gnu_hash();
   void prepare_sysv_hash();
   void prepare_name_index();
@@ -226,8 +254,5 @@ private:
   std::vector<std::uint32_t> undefined_;
 };
 
-// The ELF hash functions (SysV and GNU) the version tables and hash sections use.
-std::uint32_t sysv_hash(std::string_view name);
-std::uint32_t gnu_hash(std::string_view name);
 
 } // namespace condacuda::elf

@@ -15,7 +15,7 @@ const std::vector<VersionRef>& Simulator::versions_of(const elf::ElfObject& elf)
   return versions_.emplace(&elf, build_version_table(elf)).first->second;
 }
 
-bool Simulator::do_lookup(const LoadedObject& obj, const elf::Symbol& ref, const VersionRef* version,
+bool Simulator::do_lookup(const LoadedObject& obj, const elf::HashedName& name, const VersionRef* version,
                           bool& assertion, std::uint16_t& found_version) {
   const elf::ElfObject& elf = *obj.elf;
   const auto& defs = versions_of(elf);
@@ -23,7 +23,7 @@ bool Simulator::do_lookup(const LoadedObject& obj, const elf::Symbol& ref, const
   bool found = false, found_versioned = false;
   std::uint8_t found_bind = 0, versioned_bind = 0;
   std::uint16_t versioned_index = 0;
-  elf.for_each_named(ref.name, [&](std::uint32_t, const elf::Symbol& sym) {
+  elf.for_each_named(name, [&](std::uint32_t, const elf::Symbol& sym) {
     // check_match: only real definitions of code or data.
     if (sym.value == 0 && sym.shndx != elf::shn_abs && sym.type != elf::stt_tls) return true;
     if (sym.shndx == elf::shn_undef) return true;
@@ -77,6 +77,7 @@ Simulator::Lookup Simulator::lookup(const Process& p, int referrer, const elf::S
   // order; the first definition wins.
   const LoadedObject& obj = p.objects[static_cast<std::size_t>(referrer)];
   last = std::min(last, obj.scope.size());
+  const elf::HashedName name(ref.name); // hashed once for the whole scope
   for (std::size_t s = first; s < last; ++s) {
     const auto& list = obj.scope[s];
     for (int index : list) {
@@ -84,7 +85,7 @@ Simulator::Lookup Simulator::lookup(const Process& p, int referrer, const elf::S
       if (candidate.faked || !candidate.elf || !candidate.elf->has_symbols()) continue;
       bool assertion = false;
       std::uint16_t found_version = 0;
-      if (do_lookup(candidate, ref, version, assertion, found_version)) return Lookup{index, false, found_version};
+      if (do_lookup(candidate, name, version, assertion, found_version)) return Lookup{index, false, found_version};
       if (assertion) return Lookup{index, true, 0};
     }
   }

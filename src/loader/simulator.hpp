@@ -124,7 +124,7 @@ private:
   enum class Cached : std::uint8_t { found, not_found, assertion };
   Cached lookup_stable(const Process& p, int referrer, std::uint32_t index, const elf::Symbol& ref,
                        const VersionRef* version, std::uint64_t global_fingerprint);
-  bool do_lookup(const LoadedObject& obj, const elf::Symbol& ref, const VersionRef* version, bool& assertion,
+  bool do_lookup(const LoadedObject& obj, const elf::HashedName& name, const VersionRef* version, bool& assertion,
                  std::uint16_t& found_version);
 
   LoaderConfig config_;

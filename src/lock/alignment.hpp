@@ -82,7 +82,7 @@ struct Alignment {
 };
 
 // doctor::implied_release, passed in: doctor depends on lock, not the reverse.
-using ImpliedReleaseFn = std::string (*)(const std::string& symbol);
+using ImpliedReleaseFn = std::string (*)(std::string_view symbol);
 
 struct AlignmentInputs {
   const inventory::Inventory* inventory = nullptr;

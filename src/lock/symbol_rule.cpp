@@ -2,6 +2,7 @@
 // env library is defined there. It needs no release table: the libraries say
 // themselves what they need (verneed + versym) and what they have (verdef).
 #include <algorithm>
+#include <optional>
 
 #include "elf/elf_constants.hpp"
 #include "lock/alignment.hpp"
@@ -71,31 +72,31 @@ public:
     return slot.elf ? &slot : nullptr;
   }
 
-  // Every versioned reference of `consumer` into other env libraries.
+  // Every versioned reference of `consumer` into other env libraries. The env
+  // libraries a version node points at are found once per node, not per symbol:
+  // a CUDA library has thousands of versioned references, nearly all into libc.
   void collect(const Library& consumer, std::vector<Edge>& edges) {
     const Symbols* c = symbols_of(consumer);
     if (!c) return;
-    std::map<std::pair<std::string, std::string>, std::size_t> index; // (provider file, version) -> edge
+    std::vector<std::optional<std::vector<Target>>> targets(c->versions.size());
     for (std::uint32_t i : c->elf->undefined_symbols()) {
       auto sym = c->elf->symbol(i);
       // A weak reference that stays undefined does not stop a load.
       if (!sym || sym->bind == elf::stb_weak || sym->version < 2 || sym->version >= c->versions.size()) continue;
       const loader::VersionRef& need = c->versions[sym->version];
       if (need.filename.empty()) continue;
-      for (const auto& provider : in_.inventory->libraries) {
-        if (provider.soname != need.filename || provider.file == consumer.file) continue;
-        const Symbols* p = symbols_of(provider);
-        if (!p) continue;
-        auto key = std::make_pair(provider.file, need.name);
-        auto [it, added] = index.emplace(key, edges.size());
-        if (added) {
+      auto& node = targets[sym->version];
+      if (!node) node = providers_of(consumer, need);
+      for (auto& target : *node) {
+        if (target.edge == no_edge) {
+          target.edge = edges.size();
           Edge e;
           e.consumer = &consumer;
-          e.provider = &provider;
+          e.provider = target.provider;
           e.version = need.name;
           edges.push_back(std::move(e));
         }
-        record(edges[it->second], *p, std::string(sym->name), need);
+        record(edges[target.edge], *target.symbols, sym->name, need);
       }
     }
   }
@@ -103,10 +104,29 @@ public:
   const std::vector<std::string>& unreadable() const { return unreadable_; }
 
 private:
-  void record(Edge& e, const Symbols& p, const std::string& name, const loader::VersionRef& need) {
+  static constexpr std::size_t no_edge = static_cast<std::size_t>(-1);
+
+  // An env library one version node of the consumer points at, and the edge
+  // (index into the consumer's edges) once a reference has used it.
+  struct Target {
+    const Library* provider = nullptr;
+    const Symbols* symbols = nullptr;
+    std::size_t edge = no_edge;
+  };
+
+  std::vector<Target> providers_of(const Library& consumer, const loader::VersionRef& need) {
+    std::vector<Target> out;
+    for (const auto& provider : in_.inventory->libraries) {
+      if (provider.soname != need.filename || provider.file == consumer.file) continue;
+      if (const Symbols* p = symbols_of(provider)) out.push_back({&provider, p, no_edge});
+    }
+    return out;
+  }
+
+  void record(Edge& e, const Symbols& p, std::string_view name, const loader::VersionRef& need) {
     ++e.count;
     if (!defines(p, name, need)) {
-      if (e.missing.size() < max_listed) e.missing.push_back(name);
+      if (e.missing.size() < max_listed) e.missing.emplace_back(name);
       ++e.missing_count;
     }
     std::string release = in_.implied_release ? in_.implied_release(name) : "";
