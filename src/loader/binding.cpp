@@ -18,7 +18,7 @@ const std::vector<VersionRef>& Simulator::versions_of(const elf::ElfObject& elf)
 bool Simulator::do_lookup(const LoadedObject& obj, const elf::HashedName& name, const VersionRef* version,
                           bool& assertion, std::uint16_t& found_version) {
   const elf::ElfObject& elf = *obj.elf;
-  const auto& defs = versions_of(elf);
+  const std::vector<VersionRef>* defs = nullptr; // looked up with the first candidate: most objects have none
   int num_versions = 0;
   bool found = false, found_versioned = false;
   std::uint8_t found_bind = 0, versioned_bind = 0;
@@ -40,7 +40,8 @@ bool Simulator::do_lookup(const LoadedObject& obj, const elf::HashedName& name, 
           return false;
         }
       } else {
-        const VersionRef* def = sym.version < defs.size() ? &defs[sym.version] : nullptr;
+        if (!defs) defs = &versions_of(elf);
+        const VersionRef* def = sym.version < defs->size() ? &(*defs)[sym.version] : nullptr;
         std::uint32_t def_hash = def ? def->hash : 0;
         bool same = def && def->hash == version->hash && def->name == version->name;
         // A non-hidden reference also accepts an unversioned, non-hidden definition (E5b).
