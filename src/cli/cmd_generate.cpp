@@ -8,20 +8,36 @@ namespace condacuda::cli {
 namespace {
 // What each value-taking option holds, by name: the CLI11 definition knows
 // types, not meanings. An option not named here completes as free text.
-report::ValueKind value_kind(const CLI::Option* o) {
-  if (o->get_expected_max() == 0 || o->get_type_size() == 0) return report::ValueKind::none; // a flag
-  const std::string& name = o->get_name();
-  if (name == "--name") return report::ValueKind::env_name;
-  if (name == "--prefix") return report::ValueKind::directory;
-  if (name == "--output" || name == "--releases" || name == "--check") return report::ValueKind::file;
-  if (name == "--shells" || name == "--color") return report::ValueKind::choice;
-  return report::ValueKind::text;
+struct ValueDoc {
+  std::string_view option;
+  report::ValueKind kind;
+  std::vector<std::string> choices; // for ValueKind::choice
+};
+
+const std::vector<ValueDoc>& value_docs() {
+  static const std::vector<ValueDoc> docs = {
+      {"--name", report::ValueKind::env_name, {}},
+      {"--prefix", report::ValueKind::directory, {}},
+      {"--output", report::ValueKind::file, {}},
+      {"--releases", report::ValueKind::file, {}},
+      {"--check", report::ValueKind::file, {}},
+      {"--color", report::ValueKind::choice, color_choices},
+      {"--shells", report::ValueKind::choice, {"sh", "fish", "csh", "sh,fish,csh"}},
+  };
+  return docs;
 }
 
-std::vector<std::string> choices_of(const std::string& name) {
-  if (name == "--color") return {"auto", "always", "never"};
-  if (name == "--shells") return {"sh", "fish", "csh", "sh,fish,csh"};
-  return {};
+void describe_value(const CLI::Option* o, report::OptionSpec& os) {
+  if (o->get_expected_max() == 0 || o->get_type_size() == 0) {
+    os.value = report::ValueKind::none; // a flag
+    return;
+  }
+  os.value = report::ValueKind::text;
+  for (const auto& doc : value_docs())
+    if (doc.option == o->get_name()) {
+      os.value = doc.kind;
+      os.choices = doc.choices;
+    }
 }
 
 report::CliSpec describe(CLI::App& root) {
@@ -41,8 +57,7 @@ report::CliSpec describe(CLI::App& root) {
       for (const auto& s : o->get_snames()) os.names.push_back("-" + s);
       for (const auto& l : o->get_lnames()) os.names.push_back("--" + l);
       os.description = o->get_description();
-      os.value = value_kind(o);
-      os.choices = choices_of(o->get_name());
+      describe_value(o, os);
       c.options.push_back(std::move(os));
     }
     spec.commands.push_back(std::move(c));

@@ -62,7 +62,7 @@ std::optional<env::EnvRecord> select_env(const EnvArgs& args) {
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json) {
   if (with_json) command->add_flag("--json", args.json, "Machine-readable output (a versioned JSON schema)");
   command->add_option("--color", args.color, "Colour: auto (on a terminal), always or never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+      ->check(CLI::IsMember(color_choices));
 }
 
 report::Style style_for(const OutputArgs& args) {

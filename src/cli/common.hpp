@@ -5,6 +5,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "env/discovery.hpp"
 #include "report/table.hpp"
@@ -41,8 +42,9 @@ std::optional<env::EnvRecord> select_env(const EnvArgs& args);
 
 struct OutputArgs {
   bool json = false;
-  std::string color = "auto"; // auto | always | never
+  std::string color = "auto"; // one of color_choices
 };
+inline const std::vector<std::string> color_choices = {"auto", "always", "never"};
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json = true);
 report::Style style_for(const OutputArgs& args);
 
