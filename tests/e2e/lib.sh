@@ -11,6 +11,8 @@ trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND" >&2' ERR
 skip() { echo "SKIP: $*" >&2; exit 125; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
+# shellcheck source=../tools/old_nvjitlink13.sh
+source "$CONDACUDA_SOURCE_DIR/tests/tools/old_nvjitlink13.sh"
 
 # A scratch folder removed on exit (kept with CONDACUDA_KEEP_TEST_DIRS=1).
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-e2e.XXXXXX")
@@ -45,19 +47,9 @@ build_demo_env() {
 }
 
 # make_old_nvjitlink13 DIR: DIR/libnvJitLink.so.13, an older nvJitLink 13 that
-# defines the 12.9 entry points only (none of the __nvJitLink*_13_0 ones that
-# CUDA 13's cuSPARSE needs), to plant on LD_LIBRARY_PATH before an env's own.
+# defines the 12.9 entry points only (tests/tools/old_nvjitlink13.sh).
 make_old_nvjitlink13() {
-  local dir=$1 src
-  src=$(mktemp -d "$scratch/old-nvjitlink.XXXXXX")
-  mkdir -p "$dir"
-  cat > "$src/old.c" <<'C'
-int __nvJitLinkCreate_12_9(void** h) { *h = 0; return 0; }
-int nvJitLinkVersion(unsigned* major, unsigned* minor) { *major = 13; *minor = 0; return 0; }
-C
-  printf 'libnvJitLink.so.13 {\n  global: __nvJitLinkCreate_12_9; nvJitLinkVersion;\n  local: *;\n};\n' > "$src/old.map"
-  gcc -shared -fPIC -Wl,-soname,libnvJitLink.so.13 -Wl,--version-script="$src/old.map" \
-    -o "$dir/libnvJitLink.so.13" "$src/old.c"
+  build_old_nvjitlink13 "$1" "$(mktemp -d "$scratch/old-nvjitlink.XXXXXX")"
 }
 
 # make_cuda13_env DIR: a venv-style env whose site-packages holds the real

@@ -31,6 +31,8 @@ OUT=${OUT:-/tmp/condacuda-device}
 ENV_PREFIX=${CONDACUDA_DEVICE_ENV:-/opt/torch/.venv}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../tools/old_nvjitlink13.sh
+source "$here/../tools/old_nvjitlink13.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-device.XXXXXX")
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
@@ -106,14 +108,7 @@ cat "$OUT/torch.json"
 
 section "5. the seed scenario: an older libnvJitLink.so.13 on LD_LIBRARY_PATH"
 old=$work/old-cuda/lib64
-mkdir -p "$old"
-cat > "$work/old.c" << 'C'
-int __nvJitLinkCreate_12_9(void** h) { *h = 0; return 0; }
-int nvJitLinkVersion(unsigned* major, unsigned* minor) { *major = 13; *minor = 0; return 0; }
-C
-printf 'libnvJitLink.so.13 {\n  global: __nvJitLinkCreate_12_9; nvJitLinkVersion;\n  local: *;\n};\n' > "$work/old.map"
-${CC:-cc} -shared -fPIC -Wl,-soname,libnvJitLink.so.13 -Wl,--version-script="$work/old.map" \
-  -o "$old/libnvJitLink.so.13" "$work/old.c" || record seed_error "could not build the planted library"
+build_old_nvjitlink13 "$old" "$work/old-src" || record seed_error "could not build the planted library"
 probe_torch='import torch; x = torch.ones(1024, device="cuda"); print("torch", torch.__version__, torch.cuda.get_device_name(0), float(x.sum()))'
 
 LD_LIBRARY_PATH=$old timeout 120 "$python" -c "$probe_torch" > "$work/import.txt" 2>&1
