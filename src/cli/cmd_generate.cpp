@@ -37,6 +37,7 @@ void describe_value(const CLI::Option* o, report::OptionSpec& os) {
     if (doc.option == o->get_name()) {
       os.value = doc.kind;
       os.choices = doc.choices;
+      return;
     }
 }
 

@@ -254,5 +254,4 @@ private:
   std::vector<std::uint32_t> undefined_;
 };
 
-
 } // namespace condacuda::elf
