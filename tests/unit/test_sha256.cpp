@@ -2,10 +2,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "util/sha256.hpp"
+#include "util/sha256_blocks.hpp"
 
 using condacuda::util::Sha256;
 using condacuda::util::sha256;
@@ -71,6 +73,28 @@ TEST_CASE("sha256 streaming in odd chunk sizes equals one-shot") {
   h.update("garbage");
   h.reset();
   CHECK(h.finish() == sha256(""));
+}
+
+TEST_CASE("sha256: the SHA extensions and the portable code compute the same blocks") {
+  namespace blocks = condacuda::util::sha256_blocks;
+  if (!blocks::accelerated_available()) {
+    MESSAGE("this CPU has no SHA extensions: only the portable code runs here");
+    return;
+  }
+  std::mt19937 rng(20261130);
+  for (std::size_t count : {1u, 2u, 3u, 17u, 1000u}) {
+    std::vector<std::uint8_t> data(64 * count);
+    for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+    for (int trial = 0; trial < 3; ++trial) {
+      blocks::State portable{}, accelerated{};
+      for (auto& word : portable) word = static_cast<std::uint32_t>(rng());
+      accelerated = portable;
+      blocks::portable(portable, data.data(), count);
+      blocks::accelerated(accelerated, data.data(), count);
+      CAPTURE(count);
+      CHECK(portable == accelerated);
+    }
+  }
 }
 
 TEST_CASE("urlsafe base64 without padding (RFC 4648 section 10 vectors)") {
