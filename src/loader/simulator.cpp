@@ -94,6 +94,22 @@ std::vector<int> Simulator::map_dependencies(Process& p, int root, bool trace, b
   return list;
 }
 
+namespace {
+// _dl_check_map_versions (elf/dl-version.c, glibc >= 2.36): an object with
+// DT_RELR, a DT_VERNEED and libc.so.* among its DT_NEEDED must also need
+// GLIBC_ABI_DT_RELR, the version that says it was linked for a loader that
+// applies DT_RELR; without it the load fails. Objects with no version need
+// at all are not checked.
+bool relr_without_abi_version(const elf::ElfObject& elf) {
+  if (!elf.dynamic().has_relr || elf.version_needs().empty()) return false;
+  for (const auto& need : elf.version_needs())
+    for (const auto& aux : need.entries)
+      if (aux.name == "GLIBC_ABI_DT_RELR") return false;
+  const auto& needed = elf.dynamic().needed;
+  return std::any_of(needed.begin(), needed.end(), [](std::string_view n) { return n.starts_with("libc.so."); });
+}
+} // namespace
+
 void Simulator::check_versions(const Process& p, const std::vector<int>& objects, LoadReport& report) {
   // _dl_check_map_versions / match_symbol: every required version must be
   // defined by the object that vn_file names (weak requirements excepted).
@@ -125,6 +141,10 @@ void Simulator::check_versions(const Process& p, const std::vector<int>& objects
         record(report, std::move(e));
       }
     }
+    // After the version needs, in the same pass (glibc >= 2.36).
+    if (config_.glibc_minor >= 36 && relr_without_abi_version(*obj.elf))
+      record(report, load_error(ErrorKind::bad_file, obj.is_main ? p.argv0 : obj.name,
+                                "DT_RELR without GLIBC_ABI_DT_RELR dependency", m));
   }
 }
 

@@ -3,8 +3,13 @@
 // here from small C sources.
 #include <doctest/doctest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <optional>
+#include <string_view>
 #include <unistd.h>
+
+#include "elf/elf_object.hpp"
 
 #include "loader/path_list.hpp"
 #include "sys/file_view.hpp"
@@ -439,4 +444,57 @@ TEST_CASE("rule 18: secure mode ignores LD_LIBRARY_PATH, restricts $ORIGIN, reje
   CHECK(p.ld_library_path.empty());
   auto report = s.dlopen(p, t / "root_plain.so", Binding::now, Visibility::local);
   CHECK_FALSE(report.ok); // libccv.so is only on LD_LIBRARY_PATH, which secure mode ignores
+}
+
+namespace {
+// The vernaux of `from` made a copy of the one of `to` (hash and name; flags,
+// index and link kept): the library then needs `to` twice and `from` not at
+// all. Both must appear exactly once as a vernaux hash with flags 0.
+bool replace_version_need(std::string& bytes, std::string_view from, std::string_view to) {
+  auto find = [&](std::uint32_t hash) {
+    std::optional<std::size_t> at;
+    for (std::size_t i = 0; i + 16 <= bytes.size(); i += 4) {
+      std::uint32_t h = 0;
+      std::uint16_t flags = 0;
+      std::memcpy(&h, bytes.data() + i, 4);
+      std::memcpy(&flags, bytes.data() + i + 4, 2);
+      if (h != hash || flags != 0) continue;
+      if (at) return std::optional<std::size_t>();
+      at = i;
+    }
+    return at;
+  };
+  auto source = find(condacuda::elf::sysv_hash(from)), target = find(condacuda::elf::sysv_hash(to));
+  if (!source || !target) return false;
+  std::memcpy(bytes.data() + *source, bytes.data() + *target, 4);         // vna_hash
+  std::memcpy(bytes.data() + *source + 8, bytes.data() + *target + 8, 4); // vna_name
+  return true;
+}
+} // namespace
+
+TEST_CASE("rule 19: DT_RELR with version needs on libc also needs GLIBC_ABI_DT_RELR (glibc >= 2.36)") {
+  TempDir t("rule19");
+  // A few pointers in data: relative relocations, packed as DT_RELR.
+  const std::string table = "static int a, b, c;\nint* table[] = {&a, &b, &c, &a};\n";
+  fixture::shared_library(t / "good/libccrelr.so", "#include <stdio.h>\n" + table + "int get(int i) { puts(\"get\"); return *table[i]; }\n",
+                          {"-Wl,-z,pack-relative-relocs"});
+  // No version need at all (no versioned libc symbol): glibc does not check it.
+  fixture::shared_library(t / "plain/libccrelr.so", table + "int get(int i) { return *table[i]; }\n",
+                          {"-Wl,-z,pack-relative-relocs"});
+  std::string bytes = fixture::read_file(t / "good/libccrelr.so");
+  REQUIRE(replace_version_need(bytes, "GLIBC_ABI_DT_RELR", "GLIBC_2.2.5"));
+  fixture::write_file(t / "bad/libccrelr.so", bytes);
+  fixture::shared_library(t / "root.so", "int get(int);\nint r(void) { return get(0); }\n", {"-L" + t / "good", "-lccrelr"});
+  fixture::executable(t / "main", "int get(int);\nint main(void) { return get(0); }\n", {"-L" + t / "good", "-lccrelr"});
+  for (const char* dir : {"good", "plain", "bad"}) {
+    CAPTURE(dir);
+    same({{t / "root.so"}}, Options{t / dir, "", false});
+  }
+  auto sim = oracle::simulated({{t / "root.so"}}, Options{t / "bad", "", false});
+  CHECK(sim.error == t / "bad/libccrelr.so: DT_RELR without GLIBC_ABI_DT_RELR dependency");
+  auto real = oracle::real_start(t / "main", Options{t / "bad", "", false});
+  CHECK(real.status == 127);
+  CHECK(oracle::simulated_start(t / "main", Options{t / "bad", "", false}) == real);
+  CHECK(oracle::simulated_start(t / "main", Options{t / "good", "", false}) ==
+        oracle::real_start(t / "main", Options{t / "good", "", false}));
 }
