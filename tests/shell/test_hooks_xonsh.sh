@@ -5,7 +5,8 @@
 # environment bash ends with. LD_LIBRARY_PATH as a program started from xonsh sees it
 # must be byte-identical after deactivation (unset, empty, one entry, spaces, an empty
 # entry of the user's), with no duplicate when activate.d runs again, through stacking,
-# and with no CONDACUDA_HOOK_STATE left. Skipped when xonsh is not installed.
+# with CONDACUDA_HOOK_STATE holding exactly the active envs' records and nothing left
+# after. Skipped when xonsh is not installed.
 #
 # The env prefix has no space: xonsh 0.13 passes the file to bash as `source FILE`
 # unquoted, so conda's own activation scripts fail under such a prefix too.
@@ -21,15 +22,9 @@ env_b=$TEST_TMP/envs/other
 block_a=$env_a/$sp/cusparse/lib:$env_a/$sp/nvjitlink/lib:$env_a/lib/with\ space
 block_b=$env_b/lib
 
-# What a program started from xonsh sees.
+# What a program started from xonsh sees: the harness's printer (lib.sh).
 printer=$TEST_TMP/printer
-cat >"$printer" <<'EOF'
-#!/bin/sh
-label=$1
-if [ -n "${LD_LIBRARY_PATH+x}" ]; then printf '%s [%s]\n' "$label" "$LD_LIBRARY_PATH"; else printf '%s <unset>\n' "$label"; fi
-printf '%s state: %s\n' "$label" "${CONDACUDA_HOOK_STATE+set}"
-EOF
-chmod +x "$printer"
+_hk_write_printer "$printer"
 
 # The driver: conda's order (activate.d sorted, deactivate.d reversed; a deactivation
 # re-runs the activate.d of the env underneath), each step followed by the printer.
@@ -47,7 +42,8 @@ def run(prefix, phase):
         source-bash --suppress-skip-message -n @(f)
 
 def show(label):
-    @(printer) @(label)
+    @(printer) show @(label)
+    @(printer) state @(label)
 
 if start == 'unset':
     if 'LD_LIBRARY_PATH' in ${...}:
@@ -83,13 +79,19 @@ for start in unset empty one spaced cwd; do
   esac
   if [[ $start == unset ]]; then initial='<unset>'; else initial="[$value]"; fi
   with_a=$block_a${value:+:$value}
+  # The state: a record per active env, [US] RS prefix US entries (the US first
+  # when LD_LIBRARY_PATH was set before that env's activation).
+  lead=$'\x1f'
+  [[ $start == unset ]] && lead=''
+  state_a="CONDACUDA_HOOK_STATE=$lead"$'\x1e'"$env_a"$'\x1f'"$block_a"
+  state_ab="$state_a"$'\x1f\x1e'"$env_b"$'\x1f'"$block_b"
   {
-    printf '0 %s\n0 state: \n' "$initial"
-    printf '1 [%s]\n1 state: set\n' "$with_a"
-    printf '2 [%s]\n2 state: set\n' "$with_a"
-    printf '3 [%s]\n3 state: set\n' "$block_b:$with_a"
-    printf '4 [%s]\n4 state: set\n' "$with_a"
-    printf '5 %s\n5 state: \n' "$initial"
+    printf '0 %s\n0 state: none\n' "$initial"
+    printf '1 [%s]\n1 state: %s \n' "$with_a" "$state_a"
+    printf '2 [%s]\n2 state: %s \n' "$with_a" "$state_a"
+    printf '3 [%s]\n3 state: %s \n' "$block_b:$with_a" "$state_ab"
+    printf '4 [%s]\n4 state: %s \n' "$with_a" "$state_a"
+    printf '5 %s\n5 state: none\n' "$initial"
   } >"$TEST_TMP/expected.$start"
   arg=$value
   [[ $start == unset ]] && arg='unset'
