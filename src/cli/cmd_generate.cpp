@@ -1,7 +1,9 @@
 // condacuda __generate bash|zsh|fish|man: completions and the man page, from
 // the CLI11 definition itself (run at build time by CMake; hidden).
 #include "cli/commands.hpp"
+#include "repair/hooks.hpp"
 #include "report/cli_docs.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::cli {
 
@@ -14,6 +16,14 @@ struct ValueDoc {
   std::vector<std::string> choices; // for ValueKind::choice
 };
 
+// --shells: each hook flavour repair writes, and all of them.
+std::vector<std::string> shell_choices() {
+  std::vector<std::string> names;
+  for (repair::Shell shell : repair::all_shells()) names.emplace_back(repair::hook_extension(shell));
+  names.push_back(util::join(names, ","));
+  return names;
+}
+
 const std::vector<ValueDoc>& value_docs() {
   static const std::vector<ValueDoc> docs = {
       {"--name", report::ValueKind::env_name, {}},
@@ -22,7 +32,7 @@ const std::vector<ValueDoc>& value_docs() {
       {"--releases", report::ValueKind::file, {}},
       {"--check", report::ValueKind::file, {}},
       {"--color", report::ValueKind::choice, color_choices},
-      {"--shells", report::ValueKind::choice, {"sh", "fish", "csh", "sh,fish,csh"}},
+      {"--shells", report::ValueKind::choice, shell_choices()},
   };
   return docs;
 }

@@ -169,9 +169,7 @@ std::string without_template_only_lines(std::string_view text) {
     std::string_view line = text.substr(0, end == std::string_view::npos ? text.size() : end + 1);
     text.remove_prefix(line.size());
     std::string_view body = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
-    if (body.size() < template_only_marker.size() ||
-        body.substr(body.size() - template_only_marker.size()) != template_only_marker)
-      out += line;
+    if (!body.ends_with(template_only_marker)) out += line;
   }
   return out;
 }

@@ -18,9 +18,7 @@ std::string option_words(const CommandSpec& c) {
 }
 
 std::string single_quote(const std::string& s) { return "'" + util::replace_all(s, "'", "'\\''") + "'"; }
-} // namespace
 
-namespace {
 // `case $prev` arms: one per option of any command that takes a value, so a
 // value is completed as what it is (an env name, a folder, a file, a choice).
 std::string bash_value_arms(const CliSpec& spec) {
