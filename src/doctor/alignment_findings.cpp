@@ -94,7 +94,6 @@ std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSyst
   ai.table = &*table;
   ai.files = &files;
   if (in.driver_version) ai.driver = lock::parse_driver_version(*in.driver_version, "/proc/driver/nvidia/version");
-  ai.implied_release = &implied_release;
   return alignment_findings(lock::evaluate_alignment(ai));
 }
 

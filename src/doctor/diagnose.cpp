@@ -101,11 +101,11 @@ private:
 
   // Does the file define symbol@version (version "" = any definition)?
   bool defines(const std::string& path, const std::string& symbol, const std::string& version) const {
-    const auto& probe = files_.probe(path);
-    if (!probe.elf || !probe.elf->has_symbols()) return false;
-    auto table = loader::build_version_table(*probe.elf);
+    const auto& opened = files_.open_verify(path);
+    if (!opened.elf || !opened.elf->has_symbols()) return false;
+    auto table = loader::build_version_table(*opened.elf);
     bool found = false;
-    probe.elf->for_each_named(symbol, [&](std::uint32_t, const elf::Symbol& s) {
+    opened.elf->for_each_named(symbol, [&](std::uint32_t, const elf::Symbol& s) {
       if (!s.defined()) return true;
       found = version.empty() || (s.version < table.size() && table[s.version].name == version);
       return !found;
@@ -190,7 +190,7 @@ private:
     for (const auto& s : util::split(f.symbols, ",")) if (!s.empty()) symbols.insert(s);
     symbols.insert(e.name);
     f.symbols = util::join(std::vector<std::string>(symbols.begin(), symbols.end()), ",");
-    std::string release = implied_release(e.name);
+    std::string release = inventory::implied_release(e.name);
     if (!release.empty() && util::compare_versions(release, f.min_release) > 0) f.min_release = release;
     if (provider) {
       f.resolved = normal(provider->name);
@@ -297,7 +297,7 @@ private:
       std::string dir = entry;
       while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
       bool named_stubs = fs::path(dir).filename() == "stubs";
-      bool has_stub = files_.probe(normal(dir + "/libcuda.so")).elf && !files_.probe(normal(dir + "/libcuda.so.1")).elf;
+      bool has_stub = files_.open_verify(normal(dir + "/libcuda.so")).elf && !files_.open_verify(normal(dir + "/libcuda.so.1")).elf;
       if (named_stubs || has_stub) {
         Finding& f = group("stubs\n" + entry, code::stubs_on_path, Severity::warning);
         f.title = "a CUDA stubs folder is on LD_LIBRARY_PATH: " + entry;

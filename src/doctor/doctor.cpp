@@ -1,7 +1,6 @@
 #include "doctor/doctor.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "doctor/alignment_findings.hpp"
@@ -20,20 +19,6 @@ const char* to_string(Severity s) {
 
 int DoctorReport::count(Severity s) const {
   return static_cast<int>(std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == s; }));
-}
-
-std::string implied_release(std::string_view symbol) {
-  // nvJitLink's header maps each entry point to __nvJitLink<Name>_<major>_<minor>.
-  if (!symbol.starts_with("__nvJitLink")) return "";
-  auto last = symbol.rfind('_');
-  if (last == std::string_view::npos || last == 0) return "";
-  auto prev = symbol.rfind('_', last - 1);
-  if (prev == std::string_view::npos) return "";
-  std::string_view major = symbol.substr(prev + 1, last - prev - 1), minor = symbol.substr(last + 1);
-  auto digits = [](std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-  };
-  return digits(major) && digits(minor) ? std::string(major) + "." + std::string(minor) : "";
 }
 
 namespace {

@@ -51,8 +51,4 @@ struct DoctorReport {
 
 DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files);
 
-// The release an nvJitLink entry point name implies: "__nvJitLinkAddData_12_4"
-// -> "12.4"; "" for other names.
-std::string implied_release(std::string_view symbol);
-
 } // namespace condacuda::doctor

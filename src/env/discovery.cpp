@@ -339,10 +339,10 @@ Error bad_input(std::string message, std::string path = {}) {
 
 // The record for an absolute prefix, or why it is not an env.
 Result<EnvRecord> record_for(const std::string& prefix, std::string source,
-                             const std::vector<RootPrefix>& roots, const PrefixProbe& probe) {
-  if (!probe.is_directory(prefix))
+                             const std::vector<RootPrefix>& roots, const PrefixInspector& inspector) {
+  if (!inspector.is_directory(prefix))
     return bad_input("no such directory (from " + source + ")", prefix);
-  auto kind = classify(probe.markers(prefix), prefix, roots);
+  auto kind = classify(inspector.markers(prefix), prefix, roots);
   if (!kind)
     return bad_input("not an environment: no conda-meta/history or pyvenv.cfg (from " + source +
                          ")", prefix);
@@ -351,14 +351,14 @@ Result<EnvRecord> record_for(const std::string& prefix, std::string source,
 }
 
 Result<EnvRecord> select_by_name(const std::string& name, const DiscoveryInputs& inputs,
-                                 const EnvsDirs& dirs, const PrefixProbe& probe) {
+                                 const EnvsDirs& dirs, const PrefixInspector& inspector) {
   auto roots = root_prefixes(inputs.vars, inputs.cwd);
   // conda's RESERVED_ENV_NAMES: base and root name the root prefix.
   if (name == "base" || name == "root") {
     if (roots.empty())
       return bad_input("no root prefix for '" + name +
                        "': none of CONDA_ROOT, CONDA_EXE, MAMBA_ROOT_PREFIX is set");
-    return record_for(roots.front().path, "--name", roots, probe);
+    return record_for(roots.front().path, "--name", roots, inspector);
   }
   if (name.empty() || name == "." || name == ".." || util::contains(name, "/") ||
       util::contains(name, std::string_view("\0", 1)))
@@ -368,7 +368,7 @@ Result<EnvRecord> select_by_name(const std::string& name, const DiscoveryInputs&
   for (const auto& d : dirs.dirs) {
     searched.push_back(d.path);
     std::string prefix = join_path(d.path, name);
-    if (probe.is_directory(prefix)) return record_for(prefix, "--name", roots, probe);
+    if (inspector.is_directory(prefix)) return record_for(prefix, "--name", roots, inspector);
   }
   return bad_input("no environment named '" + name + "' in the envs dirs (" +
                    (searched.empty() ? std::string("none") : util::join(searched, ", ")) + ")");
@@ -377,16 +377,16 @@ Result<EnvRecord> select_by_name(const std::string& name, const DiscoveryInputs&
 } // namespace
 
 Result<EnvRecord> select_env(const Selection& selection, const DiscoveryInputs& inputs,
-                             const EnvsDirs& dirs, const PrefixProbe& probe) {
+                             const EnvsDirs& dirs, const PrefixInspector& inspector) {
   if (selection.name && selection.prefix)
     return bad_input("--name and --prefix cannot be used together");
   auto roots = root_prefixes(inputs.vars, inputs.cwd);
   if (selection.prefix)
-    return record_for(absolute_path(*selection.prefix, inputs.cwd), "--prefix", roots, probe);
-  if (selection.name) return select_by_name(*selection.name, inputs, dirs, probe);
+    return record_for(absolute_path(*selection.prefix, inputs.cwd), "--prefix", roots, inspector);
+  if (selection.name) return select_by_name(*selection.name, inputs, dirs, inspector);
   for (const char* var : {"CONDA_PREFIX", "VIRTUAL_ENV"}) {
     std::string value = var_or_empty(inputs.vars, var);
-    if (!value.empty()) return record_for(absolute_path(value, inputs.cwd), var, roots, probe);
+    if (!value.empty()) return record_for(absolute_path(value, inputs.cwd), var, roots, inspector);
   }
   return bad_input("no environment selected: use -n NAME or -p PATH, or activate one");
 }
@@ -395,15 +395,15 @@ namespace {
 
 struct Collector {
   const std::vector<RootPrefix>& roots;
-  const PrefixProbe& probe;
+  const PrefixInspector& inspector;
   std::vector<EnvRecord> out;
 
   // Adds prefix when it is an env not listed yet.
   void add(const std::string& prefix, const std::string& source) {
     for (const auto& r : out)
       if (r.prefix == prefix) return;
-    if (!probe.is_directory(prefix)) return;
-    auto kind = classify(probe.markers(prefix), prefix, roots);
+    if (!inspector.is_directory(prefix)) return;
+    auto kind = classify(inspector.markers(prefix), prefix, roots);
     if (!kind) return;
     out.push_back(EnvRecord{is_root(prefix, roots) ? "base" : base_name(prefix), prefix, *kind,
                             source});
@@ -412,11 +412,11 @@ struct Collector {
 
 // The nearest <dir>/.pixi/envs from cwd upwards (pixi finds its workspace
 // manifest in the current directory or a parent), or "".
-std::string nearest_pixi_envs(const std::string& cwd, const PrefixProbe& probe) {
+std::string nearest_pixi_envs(const std::string& cwd, const PrefixInspector& inspector) {
   std::string dir = absolute_path(cwd, "/");
   for (;;) {
     std::string candidate = join_path(dir, ".pixi/envs");
-    if (probe.is_directory(candidate)) return candidate;
+    if (inspector.is_directory(candidate)) return candidate;
     if (dir == "/") return {};
     dir = parent_path(dir);
   }
@@ -425,18 +425,18 @@ std::string nearest_pixi_envs(const std::string& cwd, const PrefixProbe& probe) 
 } // namespace
 
 std::vector<EnvRecord> list_envs(const DiscoveryInputs& inputs, const EnvsDirs& dirs,
-                                 const PrefixProbe& probe) {
+                                 const PrefixInspector& inspector) {
   auto roots = root_prefixes(inputs.vars, inputs.cwd);
-  Collector c{roots, probe, {}};
+  Collector c{roots, inspector, {}};
   for (const auto& r : roots) c.add(r.path, "root");
   for (const auto& d : dirs.dirs)
-    for (const auto& entry : probe.list_directory(d.path))
+    for (const auto& entry : inspector.list_directory(d.path))
       c.add(join_path(d.path, entry), "envs_dirs:" + d.path);
   if (inputs.environments_txt)
     for (const auto& line : parse_environments_txt(*inputs.environments_txt))
       c.add(absolute_path(line, inputs.cwd), "environments.txt");
-  if (auto pixi = nearest_pixi_envs(inputs.cwd, probe); !pixi.empty())
-    for (const auto& entry : probe.list_directory(pixi)) c.add(join_path(pixi, entry), "pixi");
+  if (auto pixi = nearest_pixi_envs(inputs.cwd, inspector); !pixi.empty())
+    for (const auto& entry : inspector.list_directory(pixi)) c.add(join_path(pixi, entry), "pixi");
   for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
     if (auto value = var_or_empty(inputs.vars, var); !value.empty())
       c.add(absolute_path(value, inputs.cwd), var);

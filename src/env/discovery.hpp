@@ -5,7 +5,7 @@
 //
 // Pure: no filesystem, no getenv. Variables, file contents and the answers to
 // "is this a directory / what markers does this prefix have" arrive as values
-// or through PrefixProbe, which the system layer (sys/env_discovery.hpp)
+// or through PrefixInspector, which the system layer (sys/env_discovery.hpp)
 // implements and tests fake. Nothing here throws or exits; yaml-cpp exceptions
 // are caught in parse_condarc_envs_dirs.
 //
@@ -103,9 +103,9 @@ struct PrefixMarkers {
   std::optional<std::string> pyvenv_cfg; // content of <prefix>/pyvenv.cfg, if a file
 };
 
-class PrefixProbe {
+class PrefixInspector {
 public:
-  virtual ~PrefixProbe() = default;
+  virtual ~PrefixInspector() = default;
   // True when path is a directory (following symlinks).
   virtual bool is_directory(const std::string& path) const = 0;
   // Names of the entries of a directory, sorted; empty when unreadable.
@@ -185,13 +185,13 @@ std::optional<EnvKind> classify(const PrefixMarkers& markers, std::string_view p
 // (bad_input, one line): both flags given, a bad or unknown name, a missing
 // directory, a directory that is not an env, nothing selected.
 Result<EnvRecord> select_env(const Selection& selection, const DiscoveryInputs& inputs,
-                             const EnvsDirs& dirs, const PrefixProbe& probe);
+                             const EnvsDirs& dirs, const PrefixInspector& inspector);
 
 // Every env found, deduplicated by prefix, in a stable order: the roots (base
 // first), each envs dir's entries (sorted) in envs dirs order, the prefixes of
 // environments.txt, the nearest .pixi/envs/* from cwd upwards, $VIRTUAL_ENV,
 // and $CONDA_PREFIX when it was not found otherwise.
 std::vector<EnvRecord> list_envs(const DiscoveryInputs& inputs, const EnvsDirs& dirs,
-                                 const PrefixProbe& probe);
+                                 const PrefixInspector& inspector);
 
 } // namespace condacuda::env

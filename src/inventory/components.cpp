@@ -1,6 +1,8 @@
 #include "inventory/components.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "util/strings.hpp"
 
@@ -103,6 +105,20 @@ std::string wheel_for_component(std::string_view component, int cuda_major) {
     return name + "-cu" + std::to_string(cuda_major);
   }
   return "";
+}
+
+std::string implied_release(std::string_view symbol) {
+  // nvJitLink's header maps each entry point to __nvJitLink<Name>_<major>_<minor>.
+  if (!symbol.starts_with("__nvJitLink")) return "";
+  auto last = symbol.rfind('_');
+  if (last == std::string_view::npos || last == 0) return "";
+  auto prev = symbol.rfind('_', last - 1);
+  if (prev == std::string_view::npos) return "";
+  std::string_view major = symbol.substr(prev + 1, last - prev - 1), minor = symbol.substr(last + 1);
+  auto digits = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  };
+  return digits(major) && digits(minor) ? std::string(major) + "." + std::string(minor) : "";
 }
 
 } // namespace condacuda::inventory

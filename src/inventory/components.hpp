@@ -31,6 +31,10 @@ int soname_major(std::string_view name);
 // True for "libx.so" and "libx.so.1.2": the names the loader can be asked for.
 bool looks_like_shared_library(std::string_view file_name);
 
+// The release an nvJitLink entry point name implies: "__nvJitLinkAddData_12_4"
+// -> "12.4"; "" for other names.
+std::string implied_release(std::string_view symbol);
+
 } // namespace condacuda::inventory
 
 namespace condacuda::inventory {

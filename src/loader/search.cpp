@@ -71,19 +71,19 @@ int Simulator::find_loaded(Process& p, const std::string& name) const {
 
 Candidate::Outcome Simulator::try_candidate(const std::string& path, FoundVia step, std::vector<Candidate>& tried,
                                             bool& other_class, int& last_errno, std::optional<LoadError>& fatal) {
-  const FileProbe& probe = files_.probe(absolute(path));
+  const OpenedFile& opened = files_.open_verify(absolute(path));
   Candidate c{path, step, Candidate::Outcome::accepted};
-  if (!probe.opened()) {
-    last_errno = probe.open_errno;
-    c.outcome = probe.open_errno == EACCES ? Candidate::Outcome::no_access
-                : (probe.open_errno == ENOENT || probe.open_errno == ENOTDIR) ? Candidate::Outcome::missing
+  if (!opened.opened()) {
+    last_errno = opened.open_errno;
+    c.outcome = opened.open_errno == EACCES ? Candidate::Outcome::no_access
+                : (opened.open_errno == ENOENT || opened.open_errno == ENOTDIR) ? Candidate::Outcome::missing
                                                                                 : Candidate::Outcome::open_error;
-  } else if (probe.is_directory) {
+  } else if (opened.is_directory) {
     // open() succeeds on a directory; open_verify's read then fails (E7).
     c.outcome = Candidate::Outcome::fatal;
     fatal = load_error(ErrorKind::bad_file, path, std::string("cannot read file data: ") + std::strerror(EISDIR), -1);
   } else {
-    switch (probe.header.verdict) {
+    switch (opened.header.verdict) {
     case elf::HeaderVerdict::ok: break;
     case elf::HeaderVerdict::wrong_class:
       other_class = true;
@@ -96,7 +96,7 @@ Candidate::Outcome Simulator::try_candidate(const std::string& path, FoundVia st
       break;
     case elf::HeaderVerdict::fatal:
       c.outcome = Candidate::Outcome::fatal;
-      fatal = load_error(ErrorKind::bad_file, path, probe.header.fatal_reason, -1);
+      fatal = load_error(ErrorKind::bad_file, path, opened.header.fatal_reason, -1);
       break;
     }
   }
@@ -227,10 +227,10 @@ std::optional<LoadError> Simulator::search_uncached(Process& p, int requester, c
   return std::nullopt;
 }
 
-std::optional<LoadError> Simulator::check_new_object(const FileProbe& probe, const std::string& name,
+std::optional<LoadError> Simulator::check_new_object(const OpenedFile& opened, const std::string& name,
                                                      const std::string& realname, bool dlopen_mode) const {
   // _dl_map_object_from_fd's refusals, named by the requested name.
-  const auto& elf = *probe.elf;
+  const auto& elf = *opened.elf;
   if (elf.type() == elf::et_exec)
     return load_error(ErrorKind::bad_file, name, "cannot dynamically load executable", -1);
   if (!elf.has_dynamic())
@@ -243,16 +243,16 @@ std::optional<LoadError> Simulator::check_new_object(const FileProbe& probe, con
   return std::nullopt;
 }
 
-int Simulator::add_object(Process& p, const FileProbe& probe, const std::string& realname, const std::string& name,
+int Simulator::add_object(Process& p, const OpenedFile& opened, const std::string& realname, const std::string& name,
                           int loader) {
   LoadedObject obj;
   obj.name = realname;
   obj.aliases.push_back(name);
-  obj.elf = probe.elf;
-  if (probe.elf && probe.elf->dynamic().soname) obj.soname = std::string(*probe.elf->dynamic().soname);
+  obj.elf = opened.elf;
+  if (opened.elf && opened.elf->dynamic().soname) obj.soname = std::string(*opened.elf->dynamic().soname);
   obj.origin = origin_of(realname, config_.cwd);
-  obj.dev = probe.dev;
-  obj.ino = probe.ino;
+  obj.dev = opened.dev;
+  obj.ino = opened.ino;
   obj.loader = loader;
   p.objects.push_back(std::move(obj));
   return static_cast<int>(p.objects.size() - 1);
@@ -308,28 +308,28 @@ Simulator::MapResult Simulator::map_object(Process& p, int requester, const std:
   r.via = hit.via;
   r.dir = hit.dir;
   r.element = hit.element;
-  const FileProbe& probe = files_.probe(absolute(hit.path));
+  const OpenedFile& opened = files_.open_verify(absolute(hit.path));
   // The same file (st_dev, st_ino) is never mapped twice: the new name
   // becomes an alias of the loaded object.
   for (std::size_t i = 0; i < p.objects.size(); ++i) {
     LoadedObject& obj = p.objects[i];
-    if (!obj.faked && obj.ino != 0 && obj.dev == probe.dev && obj.ino == probe.ino) {
+    if (!obj.faked && obj.ino != 0 && obj.dev == opened.dev && obj.ino == opened.ino) {
       obj.aliases.push_back(name);
       r.object = static_cast<int>(i);
       r.via = FoundVia::same_file;
       return r;
     }
   }
-  if (!probe.elf) {
-    r.error = load_error(ErrorKind::bad_file, hit.path, "condacuda cannot read this file: " + probe.parse_error, requester);
+  if (!opened.elf) {
+    r.error = load_error(ErrorKind::bad_file, hit.path, "condacuda cannot read this file: " + opened.parse_error, requester);
     return r;
   }
-  if (auto refusal = check_new_object(probe, name, hit.path, dlopen_mode)) {
+  if (auto refusal = check_new_object(opened, name, hit.path, dlopen_mode)) {
     r.error = refusal;
     return r;
   }
   // __RTLD_CALLMAP: the dlopen caller only lent its paths; the root has no loader.
-  r.object = add_object(p, probe, hit.path, name, callmap ? -1 : requester);
+  r.object = add_object(p, opened, hit.path, name, callmap ? -1 : requester);
   LoadedObject& added = p.objects[static_cast<std::size_t>(r.object)];
   added.via = hit.via;
   added.via_dir = hit.dir;

@@ -273,17 +273,17 @@ LoadReport Simulator::start_program(Process& p, const std::string& program, cons
   LoadReport report;
   p = Process{};
   p.argv0 = argv0;
-  const FileProbe& probe = files_.probe(absolute(program));
-  if (!probe.elf) {
-    std::string why = probe.opened() ? "not a loadable program: " + probe.parse_error : std::string("cannot open program");
+  const OpenedFile& opened = files_.open_verify(absolute(program));
+  if (!opened.elf) {
+    std::string why = opened.opened() ? "not a loadable program: " + opened.parse_error : std::string("cannot open program");
     record(report, load_error(ErrorKind::bad_file, program, why, -1));
     return report;
   }
   LoadedObject main;
   main.is_main = true;
-  main.elf = probe.elf;
-  main.dev = probe.dev;
-  main.ino = probe.ino;
+  main.elf = opened.elf;
+  main.dev = opened.dev;
+  main.ino = opened.ino;
   auto slash = program.rfind('/');
   main.origin = slash == std::string::npos ? config_.cwd : (slash == 0 ? "/" : program.substr(0, slash));
   p.objects.push_back(std::move(main));
@@ -306,7 +306,7 @@ LoadReport Simulator::start_synthetic(Process& p, const std::vector<std::string>
 
 LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
   // ld.so itself is loaded from the start, under its PT_INTERP path and soname.
-  const FileProbe& interp = files_.probe(config_.interp);
+  const OpenedFile& interp = files_.open_verify(config_.interp);
   if (interp.elf) {
     LoadedObject rtld;
     rtld.name = config_.interp;

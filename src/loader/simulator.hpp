@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "loader/config.hpp"
-#include "loader/file_view.hpp"
+#include "loader/file_system_view.hpp"
 #include "loader/path_list.hpp"
 #include "loader/process.hpp"
 #include "loader/versions.hpp"
@@ -94,9 +94,9 @@ private:
                          std::optional<LoadError>& fatal);
   Candidate::Outcome try_candidate(const std::string& path, FoundVia step, std::vector<Candidate>& tried,
                                    bool& other_class, int& last_errno, std::optional<LoadError>& fatal);
-  std::optional<LoadError> check_new_object(const FileProbe& probe, const std::string& name,
+  std::optional<LoadError> check_new_object(const OpenedFile& opened, const std::string& name,
                                             const std::string& realname, bool dlopen_mode) const;
-  int add_object(Process& p, const FileProbe& probe, const std::string& realname, const std::string& name,
+  int add_object(Process& p, const OpenedFile& opened, const std::string& realname, const std::string& name,
                  int loader);
   const std::vector<SearchDir>& object_paths(const Process& p, int index, bool runpath);
   DstValues dst_values(const Process& p, int index) const;

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "inventory/inventory.hpp"
-#include "loader/file_view.hpp"
+#include "loader/file_system_view.hpp"
 #include "lock/driver.hpp"
 #include "lock/release_table.hpp"
 
@@ -81,15 +81,11 @@ struct Alignment {
   const RuleOutcome* find(std::string_view rule_name) const;
 };
 
-// doctor::implied_release, passed in: doctor depends on lock, not the reverse.
-using ImpliedReleaseFn = std::string (*)(std::string_view symbol);
-
 struct AlignmentInputs {
   const inventory::Inventory* inventory = nullptr;
   const ReleaseTable* table = nullptr;
   loader::FileSystemView* files = nullptr; // probes of prefix + "/" + file, with symbols
   std::optional<DriverVersion> driver;
-  ImpliedReleaseFn implied_release = nullptr;
 };
 
 Alignment evaluate_alignment(const AlignmentInputs& in);

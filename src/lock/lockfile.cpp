@@ -4,7 +4,7 @@
 #include <array>
 #include <yaml-cpp/yaml.h>
 
-#include "repair/hooks.hpp"
+#include "util/template.hpp"
 #include "util/embedded.hpp"
 
 namespace condacuda::lock {
@@ -92,8 +92,8 @@ void emit_component(YAML::Emitter& out, const LockedComponent& c) {
 Result<std::string> render_lock(const Lockfile& lock, std::string_view tool_version) {
   auto header_text = util::embedded_asset("templates/lock-header.txt");
   if (!header_text) return make_error(ErrorCode::internal, "the lockfile header is not embedded", "templates/lock-header.txt");
-  const std::array<repair::Placeholder, 1> values = {{{"TOOL_VERSION", tool_version}}};
-  auto header = repair::expand_placeholders(*header_text, values, "templates/lock-header.txt");
+  const std::array<util::Placeholder, 1> values = {{{"TOOL_VERSION", tool_version}}};
+  auto header = util::expand_placeholders(*header_text, values, "templates/lock-header.txt");
   if (!header) return header.error();
   YAML::Emitter out;
   out << YAML::BeginMap;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "elf/elf_constants.hpp"
+#include "inventory/components.hpp"
 #include "lock/alignment.hpp"
 #include "loader/versions.hpp"
 #include "util/strings.hpp"
@@ -60,13 +61,13 @@ public:
     auto it = cache_.find(lib.file);
     if (it != cache_.end()) return it->second.elf ? &it->second : nullptr;
     Symbols s;
-    const auto& probe = in_.files->probe(in_.inventory->prefix + "/" + lib.file);
-    if (probe.elf && probe.elf->has_symbols()) {
-      s.elf = probe.elf.get();
+    const auto& opened = in_.files->open_verify(in_.inventory->prefix + "/" + lib.file);
+    if (opened.elf && opened.elf->has_symbols()) {
+      s.elf = opened.elf.get();
       s.versions = loader::build_version_table(*s.elf);
     } else {
       unreadable_.push_back(lib.soname + " (" + lib.file + "): symbols unreadable" +
-                            (probe.parse_error.empty() ? "" : ": " + probe.parse_error));
+                            (opened.parse_error.empty() ? "" : ": " + opened.parse_error));
     }
     auto& slot = cache_.emplace(lib.file, std::move(s)).first->second;
     return slot.elf ? &slot : nullptr;
@@ -129,7 +130,7 @@ private:
       if (e.missing.size() < max_listed) e.missing.emplace_back(name);
       ++e.missing_count;
     }
-    std::string release = in_.implied_release ? in_.implied_release(name) : "";
+    std::string release = inventory::implied_release(name);
     if (!release.empty() && (e.highest_release.empty() || util::compare_versions(release, e.highest_release) > 0)) {
       e.highest_release = release;
       e.highest_symbol = name;

@@ -11,10 +11,6 @@ namespace {
 
 constexpr std::array<Shell, 3> shells_in_order = {Shell::posix, Shell::fish, Shell::csh};
 
-bool is_placeholder_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
 bool has_control_char(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) {
     const auto byte = static_cast<unsigned char>(c);
@@ -174,15 +170,15 @@ std::string without_template_only_lines(std::string_view text) {
   return out;
 }
 
-Result<std::string> render_template(const std::string& name, std::span<const Placeholder> values) {
+Result<std::string> render_template(const std::string& name, std::span<const util::Placeholder> values) {
   auto text = load_template(name);
   if (!text) return text.error();
-  return expand_placeholders(without_template_only_lines(*text), values, name);
+  return util::expand_placeholders(without_template_only_lines(*text), values, name);
 }
 
 // The fragment shared by activate and deactivate (remove_record), expanded with the
 // same values. Its last newline is dropped so that it replaces its @NAME@ line exactly.
-Result<std::string> render_fragment(const std::string& name, std::span<const Placeholder> values) {
+Result<std::string> render_fragment(const std::string& name, std::span<const util::Placeholder> values) {
   auto text = render_template(name, values);
   if (!text) return text;
   if (!text->empty() && text->back() == '\n') text->pop_back();
@@ -196,7 +192,7 @@ Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell
   const std::string fs(1, hook_state_fs), gs(1, hook_state_gs), rs(1, hook_record_separator),
       us(1, hook_field_separator);
   const std::string directive = shell == Shell::posix ? posix_shellcheck_directive(spec.folders) : "";
-  std::array<Placeholder, 8> values = {{
+  std::array<util::Placeholder, 8> values = {{
       {"TOOL_VERSION", version},
       {"SHELLCHECK", directive},
       {"ENTRIES", entries},
@@ -207,7 +203,7 @@ Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell
       {"REMOVE_RECORD", ""},
   }};
   auto remove_record = render_fragment("templates/hooks/remove_record." + ext + ".in",
-                                       std::span<const Placeholder>(values.data(), values.size() - 1));
+                                       std::span<const util::Placeholder>(values.data(), values.size() - 1));
   if (!remove_record) return remove_record.error();
   values.back().value = *remove_record;
   std::vector<RenderedFile> files;
@@ -310,35 +306,6 @@ std::string quote_for(Shell shell, std::string_view s) {
   case Shell::csh: return quote_csh(s);
   }
   return quote_posix(s);
-}
-
-Result<std::string> expand_placeholders(std::string_view text, std::span<const Placeholder> values,
-                                        std::string_view source_name) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t at = text.find('@', pos);
-    if (at == std::string_view::npos) break;
-    std::size_t end = at + 1;
-    while (end < text.size() && is_placeholder_char(text[end])) ++end;
-    out.append(text, pos, at - pos);
-    if (end == at + 1 || end >= text.size() || text[end] != '@') {
-      out += '@'; // not a placeholder: csh's `@ n = ...`, an e-mail address
-      pos = at + 1;
-      continue;
-    }
-    const std::string_view name = text.substr(at + 1, end - at - 1);
-    const auto value = std::find_if(values.begin(), values.end(),
-                                    [&](const Placeholder& p) { return p.name == name; });
-    if (value == values.end())
-      return make_error(ErrorCode::internal, "unknown placeholder @" + std::string(name) + "@",
-                        std::string(source_name));
-    out += value->value;
-    pos = end + 1;
-  }
-  if (pos < text.size()) out.append(text, pos);
-  return out;
 }
 
 } // namespace condacuda::repair

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "util/result.hpp"
+#include "util/template.hpp"
 
 namespace condacuda::repair {
 
@@ -71,15 +72,5 @@ std::string quote_posix(std::string_view s);
 std::string quote_fish(std::string_view s);
 std::string quote_csh(std::string_view s);
 std::string quote_for(Shell shell, std::string_view s);
-
-// Template expansion: every @NAME@ (NAME = [A-Z0-9_]+) is replaced by its value in one
-// pass (values are not scanned again); an '@' not starting such a name stays as is.
-// An @NAME@ without a value is an internal error naming source_name.
-struct Placeholder {
-  std::string_view name;
-  std::string_view value;
-};
-Result<std::string> expand_placeholders(std::string_view text, std::span<const Placeholder> values,
-                                        std::string_view source_name);
 
 } // namespace condacuda::repair

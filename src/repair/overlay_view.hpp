@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "loader/file_view.hpp"
+#include "loader/file_system_view.hpp"
 
 namespace condacuda::repair {
 
@@ -24,14 +24,14 @@ public:
   // stat() follows symlinks: a planned link looks like its target (same
   // inode), opened under the link's own path. Paths are compared after
   // lexical normalisation (the loader asks for ".../pkg/../nvidia/x/lib/y").
-  const loader::FileProbe& probe(const std::string& absolute_path) override {
+  const loader::OpenedFile& open_verify(const std::string& absolute_path) override {
     if (!links_.empty() || !hidden_.empty()) {
       std::string key = normal(absolute_path);
       auto it = links_.find(key);
-      if (it != links_.end()) return base_.probe(it->second);
+      if (it != links_.end()) return base_.open_verify(it->second);
       if (hidden_.count(key)) return missing_;
     }
-    return base_.probe(absolute_path);
+    return base_.open_verify(absolute_path);
   }
   bool directory_exists(const std::string& absolute_path) override { return base_.directory_exists(absolute_path); }
 
@@ -40,7 +40,7 @@ private:
   loader::FileSystemView& base_;
   std::map<std::string, std::string> links_;
   std::set<std::string> hidden_;
-  const loader::FileProbe missing_{ENOENT, false, 0, 0, {}, nullptr, ""};
+  const loader::OpenedFile missing_{ENOENT, false, 0, 0, {}, nullptr, ""};
 };
 
 } // namespace condacuda::repair

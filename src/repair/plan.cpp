@@ -45,9 +45,9 @@ const inventory::Library* provider_by_soname(const inventory::Inventory& inv, co
 // The requester's own folder, when its RUNPATH (or RPATH) searches it
 // ($ORIGIN): a link placed there is found without LD_LIBRARY_PATH.
 std::optional<std::string> origin_folder(loader::FileSystemView& files, const std::string& requester) {
-  const auto& probe = files.probe(requester);
-  if (!probe.elf) return std::nullopt;
-  const auto& dyn = probe.elf->dynamic();
+  const auto& opened = files.open_verify(requester);
+  if (!opened.elf) return std::nullopt;
+  const auto& dyn = opened.elf->dynamic();
   auto value = dyn.runpath ? dyn.runpath : dyn.rpath;
   if (!value) return std::nullopt;
   std::string dir = fs::path(requester).parent_path().string();
@@ -76,7 +76,7 @@ std::vector<PlannedLink> links_for(const doctor::DoctorReport& report, loader::F
       auto dir = origin_folder(files, requester);
       if (!dir) continue;
       std::string link = *dir + "/" + e.objname;
-      if (seen.count(link) || files.probe(link).opened()) continue;
+      if (seen.count(link) || files.open_verify(link).opened()) continue;
       seen.insert(link);
       std::string target = fs::path(prefix + "/" + lib->file).lexically_relative(*dir).string();
       out.push_back({link.substr(prefix.size() + 1), target, e.objname, requester.substr(prefix.size() + 1)});

@@ -117,15 +117,15 @@ DiscoveryOptions process_discovery_options() {
   return o;
 }
 
-bool FilesystemProbe::is_directory(const std::string& path) const {
+bool DiskPrefixInspector::is_directory(const std::string& path) const {
   return file_type(path) == FileType::directory;
 }
 
-std::vector<std::string> FilesystemProbe::list_directory(const std::string& path) const {
+std::vector<std::string> DiskPrefixInspector::list_directory(const std::string& path) const {
   return sorted_entries(path);
 }
 
-env::PrefixMarkers FilesystemProbe::markers(const std::string& prefix) const {
+env::PrefixMarkers DiskPrefixInspector::markers(const std::string& prefix) const {
   env::PrefixMarkers m;
   m.conda_history = file_type(prefix + "/conda-meta/history") == FileType::regular;
   std::string cfg = prefix + "/pyvenv.cfg";
@@ -166,13 +166,13 @@ DiscoveryContext load_discovery_context() {
 
 Result<env::EnvRecord> select_env(const env::Selection& selection,
                                   const DiscoveryContext& context) {
-  FilesystemProbe probe;
-  return env::select_env(selection, context.inputs, context.envs_dirs, probe);
+  DiskPrefixInspector inspector;
+  return env::select_env(selection, context.inputs, context.envs_dirs, inspector);
 }
 
 std::vector<env::EnvRecord> list_envs(const DiscoveryContext& context) {
-  FilesystemProbe probe;
-  return env::list_envs(context.inputs, context.envs_dirs, probe);
+  DiskPrefixInspector inspector;
+  return env::list_envs(context.inputs, context.envs_dirs, inspector);
 }
 
 } // namespace condacuda::sys

@@ -24,8 +24,8 @@ struct DiscoveryOptions {
 // directory), getcwd() (else $PWD, else "/"), system condarc files included.
 DiscoveryOptions process_discovery_options();
 
-// Answers env::PrefixProbe from the real filesystem (stat follows symlinks).
-class FilesystemProbe final : public env::PrefixProbe {
+// Answers env::PrefixInspector from the real filesystem (stat follows symlinks).
+class DiskPrefixInspector final : public env::PrefixInspector {
 public:
   // True when path is a directory.
   bool is_directory(const std::string& path) const override;

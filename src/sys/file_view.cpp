@@ -8,10 +8,10 @@
 
 namespace condacuda::sys {
 
-const loader::FileProbe& DiskFileView::probe(const std::string& absolute_path) {
+const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_path) {
   auto it = cache_.find(absolute_path);
   if (it != cache_.end()) return it->second;
-  loader::FileProbe p;
+  loader::OpenedFile p;
   struct stat st {};
   if (::stat(absolute_path.c_str(), &st) != 0) {
     p.open_errno = errno;

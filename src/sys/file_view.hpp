@@ -4,14 +4,14 @@
 #include <string>
 #include <unordered_map>
 
-#include "loader/file_view.hpp"
+#include "loader/file_system_view.hpp"
 
 namespace condacuda::sys {
 
 class DiskFileView final : public loader::FileSystemView {
 public:
   explicit DiskFileView(std::uint16_t host_machine) : machine_(host_machine) {}
-  const loader::FileProbe& probe(const std::string& absolute_path) override;
+  const loader::OpenedFile& open_verify(const std::string& absolute_path) override;
   bool directory_exists(const std::string& absolute_path) override;
   // Reuse a mapping another reader already made of this path (env_scan):
   // the file is not mapped twice and its header pages are already in.
@@ -19,7 +19,7 @@ public:
 
 private:
   std::uint16_t machine_;
-  std::unordered_map<std::string, loader::FileProbe> cache_;
+  std::unordered_map<std::string, loader::OpenedFile> cache_;
   std::unordered_map<std::string, bool> directories_;
   std::unordered_map<std::string, elf::FileBytes> adopted_;
 };

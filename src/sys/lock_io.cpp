@@ -13,7 +13,6 @@
 #include <thread>
 #include <unistd.h>
 
-#include "doctor/doctor.hpp"
 #include "sys/env_scan.hpp"
 #include "sys/file_view.hpp"
 #include "sys/mapped_file.hpp"
@@ -279,8 +278,6 @@ Result<LockedEnv> lock_env(const LockRequest& request) {
   in.table = request.table;
   in.files = &files;
   in.driver = request.driver ? *request.driver : read_driver_version();
-  // Injected here: lock/ must not depend on doctor/, which depends on lock/.
-  in.implied_release = &doctor::implied_release;
   lock::Alignment alignment = lock::evaluate_alignment(in);
   std::vector<std::string> paths;
   for (const auto& lib : inv.libraries) paths.push_back(lib.file);

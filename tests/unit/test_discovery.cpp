@@ -61,7 +61,7 @@ std::vector<std::string> dir_paths(const env::EnvsDirs& dirs) {
 }
 
 // An in-memory filesystem for the pure core.
-struct FakeProbe final : env::PrefixProbe {
+struct FakeInspector final : env::PrefixInspector {
   std::set<std::string> dirs;
   std::set<std::string> conda_envs;
   bool is_directory(const std::string& path) const override { return dirs.count(path) != 0; }
@@ -375,20 +375,20 @@ TEST_CASE("list_envs: base first, envs dirs, environments.txt, pixi, VIRTUAL_ENV
   CHECK(envs == expected);
 }
 
-TEST_CASE("the pure core selects and lists from an in-memory probe") {
-  FakeProbe probe;
-  probe.dirs = {"/r", "/r/envs", "/r/envs/a", "/h/.conda/envs", "/h/.conda/envs/b"};
-  probe.conda_envs = {"/r", "/r/envs/a", "/h/.conda/envs/b"};
+TEST_CASE("the pure core selects and lists from an in-memory inspector") {
+  FakeInspector inspector;
+  inspector.dirs = {"/r", "/r/envs", "/r/envs/a", "/h/.conda/envs", "/h/.conda/envs/b"};
+  inspector.conda_envs = {"/r", "/r/envs/a", "/h/.conda/envs/b"};
   env::DiscoveryInputs in;
   in.vars = {{"CONDA_EXE", "/r/condabin/conda"}};
   in.home = "/h";
   in.cwd = "/";
   auto dirs = env::envs_dirs(in);
   CHECK(dir_paths(dirs) == std::vector<std::string>{"/r/envs", "/h/.conda/envs"});
-  auto b = env::select_env({"b", std::nullopt}, in, dirs, probe);
+  auto b = env::select_env({"b", std::nullopt}, in, dirs, inspector);
   REQUIRE(b.ok());
   CHECK(b->prefix == "/h/.conda/envs/b");
-  auto all = env::list_envs(in, dirs, probe);
+  auto all = env::list_envs(in, dirs, inspector);
   REQUIRE(all.size() == 3);
   CHECK(all[0].name == "base");
   CHECK(all[1].prefix == "/r/envs/a");

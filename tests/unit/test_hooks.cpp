@@ -1,4 +1,4 @@
-// repair/hooks: quoting, placeholder expansion and the rendered file set; the hooks'
+// repair/hooks: quoting and the rendered file set; the hooks'
 // state format and the pure model of the scripts (repair/activation), checked against
 // the rendered sh hooks sourced by real bash (and dash) byte for byte. The scripts'
 // behaviour in every shell is tested by tests/shell/test_hooks_*.sh.
@@ -93,24 +93,6 @@ TEST_CASE("quote_for picks the shell's function") {
   CHECK(quote_for(Shell::posix, "a'b") == quote_posix("a'b"));
   CHECK(quote_for(Shell::fish, "a'b") == quote_fish("a'b"));
   CHECK(quote_for(Shell::csh, "a'b") == quote_csh("a'b"));
-}
-
-TEST_CASE("expand_placeholders replaces known names once and rejects unknown ones") {
-  const std::array<Placeholder, 2> values = {{{"NAME", "x@OTHER@y"}, {"OTHER", "z"}}};
-  auto done = expand_placeholders("a @NAME@ b @OTHER@", values, "t.in");
-  REQUIRE(done.ok());
-  CHECK(*done == "a x@OTHER@y b z"); // values are not scanned again
-
-  // '@' that does not start @NAME@ stays: csh's `@ n = $n + 1`, "a@b", a lone '@'.
-  auto literal = expand_placeholders("@ n = 1\nmail a@b.c @ @lower@ @", values, "t.in");
-  REQUIRE(literal.ok());
-  CHECK(*literal == "@ n = 1\nmail a@b.c @ @lower@ @");
-
-  auto unknown = expand_placeholders("x @MISSING@ y", values, "templates/hooks/t.in");
-  REQUIRE_FALSE(unknown.ok());
-  CHECK(unknown.error().code == ErrorCode::internal);
-  CHECK(contains(unknown.error().message, "@MISSING@"));
-  CHECK(unknown.error().path == "templates/hooks/t.in");
 }
 
 TEST_CASE("render_hooks writes activate.d and deactivate.d for each shell") {

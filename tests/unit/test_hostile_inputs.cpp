@@ -393,11 +393,11 @@ TEST_CASE("map_file: a directory, an empty file, a FIFO, a symlink loop, an unre
     CHECK(!error->message.empty());
     // The loader model's view of the same path.
     sys::DiskFileView view(elf::em_x86_64);
-    bool probe_prompt = returns_without_blocking(fifo, [&] {
-      const auto& p = view.probe(fifo);
+    bool view_prompt = returns_without_blocking(fifo, [&] {
+      const auto& p = view.open_verify(fifo);
       CHECK_FALSE((p.opened() && !p.is_directory && p.elf));
     });
-    CHECK_MESSAGE(probe_prompt, "DiskFileView::probe blocked on a FIFO");
+    CHECK_MESSAGE(view_prompt, "DiskFileView::open_verify blocked on a FIFO");
   }
   SUBCASE("a symlink loop is an error naming it") {
     std::string link = dir / "libcufft.so.11";

@@ -64,7 +64,6 @@ public:
     in.table = &table();
     in.files = view_.get();
     in.driver = std::move(driver);
-    in.implied_release = &doctor::implied_release;
     return evaluate_alignment(in);
   }
 

@@ -10,8 +10,9 @@
 
 namespace condacuda::loader {
 
-// The outcome of open_verify on one path.
-struct FileProbe {
+// What opening one path gave: glibc's open_verify (elf/dl-load.c) opens a
+// candidate and checks its ELF header before the loader maps it.
+struct OpenedFile {
   int open_errno = 0;     // non-zero: open() failed with this errno (ENOENT, EACCES, ...)
   bool is_directory = false; // open() succeeds on a directory, the header read fails (EISDIR)
   std::uint64_t dev = 0, ino = 0; // the file's identity: ld.so never maps one file twice
@@ -25,13 +26,13 @@ struct FileProbe {
 class FileSystemView {
 public:
   virtual ~FileSystemView() = default;
-  // The probe of an absolute path, cached by the implementation. The model
+  // open_verify of an absolute path, cached by the implementation. The model
   // makes relative paths absolute against its configured cwd first.
-  virtual const FileProbe& probe(const std::string& absolute_path) = 0;
+  virtual const OpenedFile& open_verify(const std::string& absolute_path) = 0;
   // Whether a directory exists (ld.so marks missing search directories
   // "nonexisting" and skips them; the model uses this to avoid probing every
-  // candidate under them). Default: through probe().
-  virtual bool directory_exists(const std::string& absolute_path) { return probe(absolute_path).is_directory; }
+  // candidate under them). Default: through open_verify().
+  virtual bool directory_exists(const std::string& absolute_path) { return open_verify(absolute_path).is_directory; }
 };
 
 } // namespace condacuda::loader
