@@ -21,22 +21,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-compare.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=old_nvjitlink13.sh
 source "$root/tests/tools/old_nvjitlink13.sh"
+# shellcheck source=cuda13_env.sh
+source "$root/tests/tools/cuda13_env.sh"
 
 "$root/examples/demo-env/build.sh" "$work/demo" > /dev/null
 envs=("$work/demo/env")
 polluted=("$work/demo/system-cuda-12.0/lib64")
-if [ -d /usr/local/cuda/dist-info ]; then
-  # The CUDA 13 wheel env, laid out as tests/e2e/lib.sh's make_cuda13_env does.
-  # shellcheck disable=SC2034 # used by lib.sh's helpers
-  CONDACUDA=$new CONDACUDA_SOURCE_DIR=$root CONDACUDA_BUILD_DIR=$work
-  (
-    set +u
-    scratch=$work
-    # shellcheck source=../e2e/lib.sh
-    source "$root/tests/e2e/lib.sh" > /dev/null
-    trap - EXIT
-    make_cuda13_env "$work/cuda13"
-  )
+if make_cuda13_env "$work/cuda13"; then
   build_old_nvjitlink13 "$work/old13" "$work/old13-src"
   envs+=("$work/cuda13")
   polluted+=("$work/old13")
