@@ -2,7 +2,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
-#include "cli/app.hpp"
+#include "cli/command_line.hpp"
 
 int main(int argc, char** argv) {
   // condacuda is short-lived: serve large buffers (RECORD files, directory

@@ -19,7 +19,7 @@ const char* to_string(Outcome o) {
   return "fail";
 }
 
-std::string describe(const ChildOutcome& c, double timeout_s) {
+std::string describe(const util::ChildOutcome& c, double timeout_s) {
   if (!c.started) return "could not be started: " + c.spawn_error;
   if (c.timed_out) {
     char buf[32];

@@ -13,21 +13,13 @@
 #include "check/python_probe.hpp"
 #include "doctor/findings.hpp"
 #include "env/discovery.hpp"
+#include "util/child_outcome.hpp"
 
 namespace condacuda::check {
 
-// How a child process ended (the probe, or python for --python).
-struct ChildOutcome {
-  bool started = false;
-  std::string spawn_error;
-  bool timed_out = false;
-  int exit_code = -1; // when it exited
-  int signal = 0;     // when a signal ended it
-  std::string stderr_tail;
-  double wall_ms = 0;
-};
-// "exited with 1", "was killed by signal 11 (SIGSEGV)", "was killed after the 60 s timeout".
-std::string describe(const ChildOutcome& c, double timeout_s);
+// How a child (the probe, or python for --python) ended: "exited with 1",
+// "was killed by signal 11 (SIGSEGV)", "was killed after the 60 s timeout".
+std::string describe(const util::ChildOutcome& c, double timeout_s);
 
 struct CheckWarning {
   std::string code;    // "persistence-off", "tf32-override", "prediction-mismatch", ...
@@ -50,7 +42,7 @@ struct CheckReport {
   double timeout_s = 0;
   ProbePlan plan;
   ProbeResult probe;
-  ChildOutcome child;
+  util::ChildOutcome child;
   std::vector<LibraryComparison> library_comparisons;
   ObjectsComparison objects;
   std::vector<std::string> stub_folders; // LD_LIBRARY_PATH entries that hold the toolkit's stub libcuda.so
@@ -58,7 +50,7 @@ struct CheckReport {
   std::vector<doctor::Finding> findings; // doctor's findings that explain a load failure seen here
   bool python_requested = false;
   std::vector<PythonResult> python;
-  ChildOutcome python_child;
+  util::ChildOutcome python_child;
   Outcome outcome = Outcome::fail;
   std::string reason;
   double wall_ms = 0;

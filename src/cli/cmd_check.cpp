@@ -1,7 +1,7 @@
 // condacuda check [ENV] [--json] [--quick] [--python] [--timeout S] [--device N]
+#include "app/check.hpp"
 #include "cli/commands.hpp"
 #include "report/check_report.hpp"
-#include "sys/check_runner.hpp"
 
 namespace condacuda::cli {
 
@@ -16,7 +16,7 @@ int exit_code_for(check::Outcome o) {
 }
 } // namespace
 
-Command add_check(CLI::App& app) {
+Command add_check(CLI::App& root) {
   struct Args {
     EnvArgs env;
     OutputArgs out;
@@ -30,7 +30,7 @@ Command add_check(CLI::App& app) {
     std::string link_only;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand(
+  CLI::App* sub = root.add_subcommand(
       "check", "Prove the GPU stack computes: the env's own libraries, loaded in a child with the activated environment");
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
@@ -47,19 +47,18 @@ Command add_check(CLI::App& app) {
   sub->add_option("--link-only", args->link_only, "Tests: link the check's PTX for this arch (sm_90), no driver")
       ->group("");
   return {sub, [args] {
-            auto env = select_env(args->env);
+            auto env = choose_env(args->env);
             if (!env) return int(exit_bad_input);
-            sys::CheckOptions options;
+            app::CheckOptions options;
             options.env = *env;
-            if (args->unset_llp) options.ld_library_path = std::optional<std::string>();
-            else if (args->ld_library_path) options.ld_library_path = args->ld_library_path;
+            options.ld_library_path = base_ld_library_path(args->ld_library_path, args->unset_llp);
             options.as_is = args->as_is;
             options.quick = args->quick;
             options.python = args->python;
             options.device = args->device;
             options.timeout_s = args->timeout;
             options.link_only_arch = args->link_only;
-            auto report = sys::run_check(options);
+            auto report = app::check(options);
             if (!report) {
               print_error(report.error().describe());
               return cli::exit_code_for(report.error());

@@ -1,12 +1,11 @@
 // condacuda doctor [ENV] [--json] [--dot] [--ld-library-path VALUE]
+#include "app/doctor.hpp"
 #include "cli/commands.hpp"
 #include "report/doctor_report.hpp"
-#include "sys/doctor_inputs.hpp"
-#include "sys/file_view.hpp"
 
 namespace condacuda::cli {
 
-Command add_doctor(CLI::App& app) {
+Command add_doctor(CLI::App& root) {
   struct Args {
     EnvArgs env;
     OutputArgs out;
@@ -16,7 +15,7 @@ Command add_doctor(CLI::App& app) {
     bool unset_llp = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand(
+  CLI::App* sub = root.add_subcommand(
       "doctor", "Predict, without running anything, what the loader does with every CUDA library of the env");
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
@@ -26,22 +25,17 @@ Command add_doctor(CLI::App& app) {
                   "Assume this base LD_LIBRARY_PATH instead of this shell's ('' means set but empty)");
   sub->add_flag("--no-ld-library-path", args->unset_llp, "Assume LD_LIBRARY_PATH is unset");
   return {sub, [args] {
-            auto env = select_env(args->env);
+            auto env = choose_env(args->env);
             if (!env) return int(exit_bad_input);
-            sys::DoctorRequest request{*env, std::nullopt};
-            if (args->unset_llp) request.ld_library_path = std::optional<std::string>();
-            else if (args->ld_library_path) request.ld_library_path = args->ld_library_path;
-            sys::DiskFileView& files = sys::process_file_view();
-            auto inputs = sys::doctor_inputs(request, files);
-            if (!inputs) {
-              print_error(inputs.error().describe());
-              return exit_code_for(inputs.error());
+            auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp)});
+            if (!report) {
+              print_error(report.error().describe());
+              return exit_code_for(report.error());
             }
-            auto report = doctor::run_doctor(std::move(*inputs), files);
-            if (args->dot) emit(report::doctor_dot(report));
-            else if (args->out.json) emit(report::doctor_json(report).dump() + "\n");
-            else emit(report::doctor_text(report, style_for(args->out), args->verbose));
-            return report.healthy() ? int(exit_ok) : int(exit_problems);
+            if (args->dot) emit(report::doctor_dot(*report));
+            else if (args->out.json) emit(report::doctor_json(*report).dump() + "\n");
+            else emit(report::doctor_text(*report, style_for(args->out), args->verbose));
+            return report->healthy() ? int(exit_ok) : int(exit_problems);
           }};
 }
 

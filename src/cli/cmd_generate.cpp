@@ -77,14 +77,13 @@ report::CliSpec describe(CLI::App& root) {
 }
 } // namespace
 
-Command add_generate(CLI::App& app) {
+Command add_generate(CLI::App& root) {
   auto what = std::make_shared<std::string>();
-  CLI::App* sub = app.add_subcommand("__generate", "Internal: print shell completions or the man page");
+  CLI::App* sub = root.add_subcommand("__generate", "Internal: print shell completions or the man page");
   sub->group(""); // hidden
   sub->add_option("WHAT", *what, "bash, zsh, fish or man")->required()->check(CLI::IsMember({"bash", "zsh", "fish", "man"}));
-  CLI::App* root = &app;
-  return {sub, [what, root] {
-            report::CliSpec spec = describe(*root);
+  return {sub, [what, top = &root] {
+            report::CliSpec spec = describe(*top);
             if (*what == "bash") emit(report::bash_completion(spec));
             else if (*what == "zsh") emit(report::zsh_completion(spec));
             else if (*what == "fish") emit(report::fish_completion(spec));

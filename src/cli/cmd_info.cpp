@@ -1,30 +1,29 @@
 // condacuda info [ENV] [--json]: the env's CUDA inventory.
+#include "app/info.hpp"
 #include "cli/commands.hpp"
 #include "report/info_report.hpp"
-#include "sys/env_scan.hpp"
 
 namespace condacuda::cli {
 
-Command add_info(CLI::App& app) {
+Command add_info(CLI::App& root) {
   struct Args {
     EnvArgs env;
     OutputArgs out;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand("info", "Show the env's CUDA libraries: component, package, version, soname, CUDA major");
+  CLI::App* sub = root.add_subcommand("info", "Show the env's CUDA libraries: component, package, version, soname, CUDA major");
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
   return {sub, [args] {
-            auto env = select_env(args->env);
+            auto env = choose_env(args->env);
             if (!env) return int(exit_bad_input);
-            auto snapshot = sys::scan_env(env->prefix);
-            if (!snapshot) {
-              print_error(snapshot.error().describe());
-              return exit_code_for(snapshot.error());
+            auto inv = app::info(*env);
+            if (!inv) {
+              print_error(inv.error().describe());
+              return exit_code_for(inv.error());
             }
-            auto inv = inventory::build_inventory(*snapshot);
-            if (args->out.json) emit(report::info_json(*env, inv).dump() + "\n");
-            else emit(report::info_text(*env, inv, style_for(args->out)));
+            if (args->out.json) emit(report::info_json(*env, *inv).dump() + "\n");
+            else emit(report::info_text(*env, *inv, style_for(args->out)));
             return int(exit_ok);
           }};
 }

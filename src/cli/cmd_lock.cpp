@@ -1,11 +1,10 @@
 // condacuda lock [ENV] [-o FILE] [--json]: the env's lockfile.
 // condacuda lock --check FILE [ENV] [--json]: does the env still match it?
-#include <cstdio>
+#include <iostream>
 
+#include "app/lock.hpp"
 #include "cli/commands.hpp"
-#include "lock/diff.hpp"
-#include "sys/lock_io.hpp"
-#include "sys/mapped_file.hpp"
+#include "report/lock_report.hpp"
 
 namespace condacuda::cli {
 
@@ -17,56 +16,37 @@ struct LockArgs {
   bool no_cache = false, verbose = false;
 };
 
-// The release table: --releases FILE or the embedded one. nullopt after printing why.
-std::optional<lock::ReleaseTable> release_table(const LockArgs& a) {
-  Result<lock::ReleaseTable> table = a.releases.empty() ? lock::embedded_release_table() : [&]() -> Result<lock::ReleaseTable> {
-    auto text = sys::read_text_file(a.releases);
-    if (!text) return text.error();
-    return lock::parse_release_table(*text, a.releases);
-  }();
-  if (!table) {
-    print_error("release table: " + table.error().describe());
-    return std::nullopt;
-  }
-  return std::move(*table);
-}
-
 // The lock of the env as it is now; nullopt after printing why (exit 2).
-std::optional<sys::LockedEnv> current_lock(const LockArgs& a, const env::EnvRecord& env, const lock::ReleaseTable& table) {
-  sys::LockRequest request{env, &table, std::nullopt, a.no_cache ? "" : sys::default_hash_cache_path()};
-  if (a.driver == "none") request.driver = std::optional<lock::DriverVersion>();
-  else if (!a.driver.empty()) {
+std::optional<app::LockedEnv> current_lock(const LockArgs& a, const env::EnvRecord& env, const lock::ReleaseTable& table) {
+  app::LockOptions options{env, &table, {}, !a.no_cache};
+  if (a.driver == "none") {
+    options.driver.kind = app::DriverChoice::Kind::none;
+  } else if (!a.driver.empty()) {
     auto driver = lock::parse_driver_version(a.driver, "--driver");
     if (!driver) {
       print_error("--driver: '" + a.driver + "' is not a driver version like 580.65.06 (or 'none')");
       return std::nullopt;
     }
-    request.driver = driver;
+    options.driver = {app::DriverChoice::Kind::given, *driver};
   }
-  auto result = sys::lock_env(request);
-  if (!result) {
-    print_error(result.error().describe());
+  auto locked = app::lock_env(options);
+  if (!locked) {
+    print_error(locked.error().describe());
     return std::nullopt;
   }
-  for (const auto& w : result->warnings) print_warning(w);
-  if (a.verbose) {
-    const auto& s = result->stats;
-    std::fprintf(stderr, "condacuda: hashed %zu files: %zu from the cache, %zu read (%.1f MB) in %.2f s\n", s.files,
-                 s.from_cache, s.hashed, double(s.bytes_hashed) / 1e6, s.seconds);
-  }
-  return std::move(*result);
+  for (const auto& w : locked->warnings) print_warning(w);
+  if (a.verbose) std::cerr << "condacuda: " << report::hash_stats_text(*locked) << "\n";
+  return std::move(*locked);
 }
 
-int write_lock(const LockArgs& a, const sys::LockedEnv& current) {
-  // A lock with a file it could not hash would pin nothing for that file.
-  if (!current.unhashed.empty()) {
-    print_error("cannot lock: " + std::to_string(current.unhashed.size()) + " librar" +
-                (current.unhashed.size() == 1 ? "y" : "ies") + " could not be read (see the warnings)");
-    return exit_bad_input;
+int write_lock(const LockArgs& a, const app::LockedEnv& current) {
+  if (auto complete = current.complete(); !complete) {
+    print_error(complete.error().describe());
+    return exit_code_for(complete.error());
   }
   std::string text;
   if (a.out.json) {
-    text = lock::lock_json(current.lock).dump() + "\n";
+    text = report::lock_json(current.lock).dump() + "\n";
   } else {
     auto yaml = lock::render_lock(current.lock, CONDACUDA_VERSION);
     if (!yaml) {
@@ -79,29 +59,17 @@ int write_lock(const LockArgs& a, const sys::LockedEnv& current) {
     emit(text);
     return exit_ok;
   }
-  if (auto status = sys::write_file_atomically(a.output, text); !status) {
-    print_error(status.error().describe());
-    return exit_bad_input;
+  if (auto written = app::write_output(a.output, text); !written) {
+    print_error(written.error().describe());
+    return exit_code_for(written.error());
   }
   return exit_ok;
 }
 
-int check_lock(const LockArgs& a, const lock::Lockfile& locked, const env::EnvRecord& env, const sys::LockedEnv& current) {
+int check_lock(const LockArgs& a, const lock::Lockfile& locked, const env::EnvRecord& env, const app::LockedEnv& current) {
   lock::LockDiff diff = lock::diff_locks(locked, current.lock);
-  if (a.out.json) {
-    util::Json j = util::Json::object();
-    j.set("schema", "condacuda.lock-check/1");
-    j.set("lock", a.check);
-    util::Json ej = util::Json::object();
-    ej.set("name", env.name);
-    ej.set("prefix", env.prefix);
-    j.set("env", ej);
-    const util::Json details = lock::diff_json(diff);
-    for (const auto& [key, value] : details.as_object()) j.set(key, value);
-    emit(j.dump() + "\n");
-  } else {
-    emit(lock::diff_text(diff, a.check, env.name, style_for(a.out)));
-  }
+  if (a.out.json) emit(report::lock_check_json(diff, a.check, env).dump() + "\n");
+  else emit(report::lock_check_text(diff, a.check, env.name, style_for(a.out)));
   return diff.matches() ? exit_ok : exit_problems;
 }
 
@@ -109,21 +77,19 @@ int run_lock(const LockArgs& a) {
   std::optional<lock::Lockfile> locked;
   if (!a.check.empty()) {
     // The lock is read first: an unreadable one is exit 2 whatever the env.
-    auto text = sys::read_text_file(a.check);
-    if (!text) {
-      print_error("cannot read the lock: " + text.error().describe());
-      return exit_bad_input;
+    auto read = app::read_lock(a.check);
+    if (!read) {
+      print_error(read.error().describe());
+      return exit_code_for(read.error());
     }
-    auto parsed = lock::parse_lock(*text, a.check);
-    if (!parsed) {
-      print_error(parsed.error().describe());
-      return exit_bad_input;
-    }
-    locked = std::move(*parsed);
+    locked = std::move(*read);
   }
-  auto table = release_table(a);
-  if (!table) return exit_bad_input;
-  auto env = select_env(a.env);
+  auto table = app::release_table(a.releases);
+  if (!table) {
+    print_error(table.error().describe());
+    return exit_code_for(table.error());
+  }
+  auto env = choose_env(a.env);
   if (!env) return exit_bad_input;
   auto current = current_lock(a, *env, *table);
   if (!current) return exit_bad_input;
@@ -131,9 +97,9 @@ int run_lock(const LockArgs& a) {
 }
 } // namespace
 
-Command add_lock(CLI::App& app) {
+Command add_lock(CLI::App& root) {
   auto args = std::make_shared<LockArgs>();
-  CLI::App* sub = app.add_subcommand(
+  CLI::App* sub = root.add_subcommand(
       "lock", "Write the env's CUDA lockfile (YAML), or check the env against one with --check FILE");
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);

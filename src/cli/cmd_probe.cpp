@@ -2,13 +2,13 @@
 // (check/protocol.hpp). It runs in the environment the parent computed.
 #include "check/protocol.hpp"
 #include "cli/commands.hpp"
-#include "sys/probe.hpp"
+#include "probe/probe.hpp"
 
 namespace condacuda::cli {
 
-Command add_probe(CLI::App& app) {
+Command add_probe(CLI::App& root) {
   auto request = std::make_shared<std::string>();
-  CLI::App* sub = app.add_subcommand("__probe", "Internal: the child process of `condacuda check`");
+  CLI::App* sub = root.add_subcommand("__probe", "Internal: the child process of `condacuda check`");
   sub->group(""); // hidden
   sub->add_option("--request", *request, "The probe request (JSON, condacuda.probe-request/1)")->required();
   return {sub, [request] {
@@ -17,7 +17,7 @@ Command add_probe(CLI::App& app) {
               print_error(parsed.error().describe());
               return exit_code_for(parsed.error());
             }
-            return sys::probe::run_probe_on_stdout(*parsed);
+            return probe::run_probe_on_stdout(*parsed);
           }};
 }
 

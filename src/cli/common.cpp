@@ -1,11 +1,11 @@
 #include "cli/common.hpp"
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
-#include "sys/env_discovery.hpp"
+#include "app/share_dir.hpp"
+#include "report/info_report.hpp"
 
 namespace condacuda::cli {
 
@@ -32,30 +32,12 @@ void add_env_args(CLI::App* command, EnvArgs& args) {
   command->add_option("-p,--prefix", args.prefix, "Path of the env");
 }
 
-std::optional<env::EnvRecord> select_env(const EnvArgs& args) {
-  auto context = sys::load_discovery_context();
-  for (const auto& w : context.warnings) print_warning(w.describe());
-  env::Selection sel;
-  if (!args.name.empty()) sel.name = args.name;
-  if (!args.prefix.empty()) sel.prefix = args.prefix;
-  if (!args.env.empty()) {
-    if (sel.name || sel.prefix) {
-      print_error("give the env once: as ENV, -n or -p");
-      return std::nullopt;
-    }
-    if (args.env.find('/') != std::string::npos || args.env == "." || args.env == "..") sel.prefix = args.env;
-    else sel.name = args.env;
-  }
-  auto chosen = sys::select_env(sel, context);
-  if (chosen) return *chosen;
-  print_error(chosen.error().describe());
-  auto envs = sys::list_envs(context);
-  if (envs.empty()) {
-    std::cerr << "no environments found (select one with -n NAME or -p PATH, or activate it)\n";
-  } else {
-    std::cerr << "environments found:\n";
-    for (const auto& e : envs) std::cerr << "  " << e.name << "  " << env::to_string(e.kind) << "  " << e.prefix << "\n";
-  }
+std::optional<env::EnvRecord> choose_env(const app::EnvRequest& request) {
+  auto choice = app::select_env(request);
+  for (const auto& w : choice.warnings) print_warning(w.describe());
+  if (choice.env) return choice.env;
+  print_error(choice.error->describe());
+  if (choice.found) std::cerr << report::envs_found_text(*choice.found);
   return std::nullopt;
 }
 
@@ -73,12 +55,16 @@ report::Style style_for(const OutputArgs& args) {
   return s;
 }
 
+app::BaseLdLibraryPath base_ld_library_path(const std::optional<std::string>& given, bool unset) {
+  if (unset) return app::BaseLdLibraryPath::given(std::nullopt);
+  if (given) return app::BaseLdLibraryPath::given(*given);
+  return app::BaseLdLibraryPath::this_shell();
+}
+
 int print_share_dir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  auto dir = (exe.parent_path().parent_path() / "share" / "condacuda").lexically_normal();
-  emit(dir.string() + "\n");
-  return std::filesystem::is_directory(dir, ec) ? exit_ok : exit_bad_input;
+  auto dir = app::share_dir();
+  emit(dir.path + "\n");
+  return dir.exists ? exit_ok : exit_bad_input;
 }
 
 std::vector<std::string>& passthrough_args() {

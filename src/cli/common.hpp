@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/doctor_inputs.hpp"
+#include "app/select_env.hpp"
 #include "env/discovery.hpp"
 #include "report/table.hpp"
 #include "util/result.hpp"
@@ -29,16 +31,12 @@ int exit_code_for(const Error& error);
 void print_error(const std::string& message);
 void print_warning(const std::string& message);
 
-struct EnvArgs {
-  std::string env;    // positional ENV: a path (contains '/') or a name
-  std::string name;   // -n/--name
-  std::string prefix; // -p/--prefix
-};
+using EnvArgs = app::EnvRequest;
 void add_env_args(CLI::App* command, EnvArgs& args);
 
 // The selected env, or nullopt after printing the reason and the envs found
 // (callers then return exit_bad_input).
-std::optional<env::EnvRecord> select_env(const EnvArgs& args);
+std::optional<env::EnvRecord> choose_env(const EnvArgs& args);
 
 struct OutputArgs {
   bool json = false;
@@ -47,6 +45,9 @@ struct OutputArgs {
 inline const std::vector<std::string> color_choices = {"auto", "always", "never"};
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json = true);
 report::Style style_for(const OutputArgs& args);
+
+// --ld-library-path VALUE / --no-ld-library-path, as doctor and check take them.
+app::BaseLdLibraryPath base_ld_library_path(const std::optional<std::string>& given, bool unset);
 
 // --print-share-dir: <bin>/../share/condacuda of this executable; exit 0 when
 // it exists (an installed condacuda), 2 when not (a build tree).
@@ -57,7 +58,7 @@ void emit(const std::string& text);
 
 // One subcommand: its CLI11 node and what to run when it was chosen.
 struct Command {
-  CLI::App* app = nullptr;
+  CLI::App* subcommand = nullptr;
   std::function<int()> run;
 };
 

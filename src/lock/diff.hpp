@@ -6,8 +6,6 @@
 #include <vector>
 
 #include "lock/lockfile.hpp"
-#include "report/table.hpp"
-#include "util/json.hpp"
 
 namespace condacuda::lock {
 
@@ -42,12 +40,5 @@ struct LockDiff {
 // "skipped" on either side (the driver rule where no driver is visible) is a
 // note, not drift: a lock made on a GPU node must check clean in CI.
 LockDiff diff_locks(const Lockfile& locked, const Lockfile& now);
-
-// "FILE: env 'NAME' matches ..." or a table of the changes, then the notes.
-std::string diff_text(const LockDiff& diff, const std::string& lock_name, const std::string& env_name,
-                      const report::Style& style);
-
-// Schema "condacuda.lock-check/1" (the caller adds lock and env).
-util::Json diff_json(const LockDiff& diff);
 
 } // namespace condacuda::lock

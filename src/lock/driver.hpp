@@ -1,6 +1,6 @@
 #pragma once
 // The NVIDIA driver version, as the driver rule needs it. Pure parsing: the
-// system layer reads /proc/driver/nvidia/version (sys/lock_io.hpp).
+// system layer reads /proc/driver/nvidia/version (sys/machine.hpp).
 #include <optional>
 #include <string>
 #include <string_view>

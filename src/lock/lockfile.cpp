@@ -4,8 +4,8 @@
 #include <array>
 #include <yaml-cpp/yaml.h>
 
-#include "util/template.hpp"
 #include "util/embedded.hpp"
+#include "util/template.hpp"
 
 namespace condacuda::lock {
 
@@ -108,52 +108,6 @@ Result<std::string> render_lock(const Lockfile& lock, std::string_view tool_vers
   for (const auto& c : lock.components) emit_component(out, c);
   out << YAML::EndSeq << YAML::EndMap;
   return *header + out.c_str() + "\n";
-}
-
-util::Json lock_json(const Lockfile& lock) {
-  using util::Json;
-  Json j = Json::object();
-  j.set("schema", "condacuda.lock/1");
-  j.set("version", lock.version);
-  j.set("env", lock.env);
-  Json table = Json::object();
-  table.set("name", lock.release_table);
-  table.set("sha256", lock.release_table_sha256);
-  j.set("release_table", table);
-  Json alignment = Json::object();
-  alignment.set("series", lock.alignment.series);
-  alignment.set("aligned", lock.alignment.aligned);
-  Json rules = Json::array();
-  for (const auto& r : lock.alignment.rules) {
-    Json rj = Json::object();
-    rj.set("rule", r.rule);
-    rj.set("result", to_string(r.result));
-    rj.set("min_release", r.min_release.empty() ? Json() : Json(r.min_release));
-    Json evidence = Json::array();
-    for (const auto& e : r.evidence) evidence.push(e);
-    rj.set("evidence", evidence);
-    rules.push(rj);
-  }
-  alignment.set("rules", rules);
-  j.set("alignment", alignment);
-  Json components = Json::array();
-  for (const auto& c : lock.components) {
-    Json cj = Json::object();
-    cj.set("component", c.component);
-    cj.set("soname", c.soname);
-    cj.set("path", c.path);
-    cj.set("manager", c.manager);
-    cj.set("package", c.package);
-    cj.set("version", c.version);
-    cj.set("build", c.build.empty() ? Json() : Json(c.build));
-    cj.set("sha256", c.sha256);
-    cj.set("toolkit", c.toolkit);
-    cj.set("cuda_major", c.cuda_major > 0 ? Json(c.cuda_major) : Json());
-    cj.set("cuda_release", c.cuda_release);
-    components.push(cj);
-  }
-  j.set("components", components);
-  return j;
 }
 
 } // namespace condacuda::lock

@@ -19,7 +19,6 @@
 #include "inventory/inventory.hpp"
 #include "lock/alignment.hpp"
 #include "lock/release_table.hpp"
-#include "util/json.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::lock {
@@ -71,9 +70,6 @@ Lockfile make_lock(const std::string& env_name, const inventory::Inventory& inv,
 // then the fields in the order above. Errors only if the header template is
 // missing (internal).
 Result<std::string> render_lock(const Lockfile& lock, std::string_view tool_version);
-
-// The same content as JSON, schema "condacuda.lock/1".
-util::Json lock_json(const Lockfile& lock);
 
 // Reads a lockfile. Dispatches on `version`; errors (ErrorCode::corrupt for
 // broken YAML or a file that is not a condacuda lock, unsupported for another

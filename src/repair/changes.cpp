@@ -1,6 +1,7 @@
 #include "repair/changes.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "util/sha256.hpp"
 
@@ -115,6 +116,14 @@ ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, Pat
                            same ? "created by condacuda, unchanged" : "changed since condacuda wrote it: left in place"});
   }
   return set;
+}
+
+std::vector<std::string> paths_of(const DesiredState& desired, const std::optional<Manifest>& previous) {
+  std::set<std::string> paths;
+  for (const auto& d : desired.entries) paths.insert(d.entry.path);
+  if (previous)
+    for (const auto& e : previous->entries) paths.insert(e.path);
+  return {paths.begin(), paths.end()};
 }
 
 } // namespace condacuda::repair

@@ -64,6 +64,10 @@ struct ChangeSet {
 ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manifest>& previous,
                           const std::map<std::string, PathState>& disk, const std::string& tool);
 
+// Paths whose state a change set depends on: the wanted ones and the previous
+// manifest's, sorted, each once.
+std::vector<std::string> paths_of(const DesiredState& desired, const std::optional<Manifest>& previous);
+
 // What undo does with the paths of a manifest.
 ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk);
 

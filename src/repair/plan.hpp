@@ -3,7 +3,7 @@
 // env is activated (in order), and which symlinks let RUNPATH alone find a
 // dependency without activation. Computed with the loader model, then
 // verified by simulating every root with the plan applied virtually, before
-// anything is written (sys/repair_apply.cpp writes it).
+// anything is written (app/repair_apply.cpp writes it).
 #include <optional>
 #include <string>
 #include <vector>

@@ -118,7 +118,7 @@ std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv
   return out;
 }
 
-Json list_json(const std::vector<ListRow>& rows) {
+Json list_json(const std::vector<app::ListedEnv>& rows) {
   Json j = Json::object();
   j.set("schema", "condacuda.list/1");
   Json envs = Json::array();
@@ -133,11 +133,18 @@ Json list_json(const std::vector<ListRow>& rows) {
   return j;
 }
 
-std::string list_text(const std::vector<ListRow>& rows, const Style& style) {
+std::string list_text(const std::vector<app::ListedEnv>& rows, const Style& style) {
   if (rows.empty()) return "no environments found\n";
   Table t({"NAME", "KIND", "CUDA", "HEALTH", "PREFIX"});
   for (const auto& r : rows) t.add({r.env.name, env::to_string(r.env.kind), r.cuda, r.health, r.env.prefix});
   return t.render(style);
+}
+
+std::string envs_found_text(const std::vector<env::EnvRecord>& envs) {
+  if (envs.empty()) return "no environments found (select one with -n NAME or -p PATH, or activate it)\n";
+  std::string out = "environments found:\n";
+  for (const auto& e : envs) out += "  " + e.name + "  " + env::to_string(e.kind) + "  " + e.prefix + "\n";
+  return out;
 }
 
 } // namespace condacuda::report

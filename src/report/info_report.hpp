@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/info.hpp"
 #include "env/discovery.hpp"
 #include "inventory/inventory.hpp"
 #include "report/table.hpp"
@@ -15,12 +16,10 @@ util::Json env_json(const env::EnvRecord& env);
 util::Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv);
 std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv, const Style& style);
 
-struct ListRow {
-  env::EnvRecord env;
-  std::string cuda;   // "none", "12", "13", "mixed", or "?" when the scan failed
-  std::string health; // "ok", "fails", "-" (not checked)
-};
-util::Json list_json(const std::vector<ListRow>& rows);
-std::string list_text(const std::vector<ListRow>& rows, const Style& style);
+util::Json list_json(const std::vector<app::ListedEnv>& rows);
+std::string list_text(const std::vector<app::ListedEnv>& rows, const Style& style);
+
+// After a failed selection: the envs there are, to choose from (for stderr).
+std::string envs_found_text(const std::vector<env::EnvRecord>& envs);
 
 } // namespace condacuda::report

@@ -56,12 +56,12 @@ std::string verb(repair::Change::Action a) {
 }
 } // namespace
 
-Json repair_json(const RepairOutcome& r) {
+Json repair_json(const app::RepairOutcome& r) {
   Json j = Json::object();
   j.set("schema", "condacuda.repair/1");
   j.set("env", env_json(r.env));
   j.set("dry_run", r.dry_run);
-  j.set("outcome", r.outcome);
+  j.set("outcome", app::to_string(r.status));
   Json plan = Json::object();
   Json folders = Json::array();
   for (const auto& f : r.plan.folders) {
@@ -107,7 +107,7 @@ Json repair_json(const RepairOutcome& r) {
   return j;
 }
 
-std::string repair_text(const RepairOutcome& r, const Style& style) {
+std::string repair_text(const app::RepairOutcome& r, const Style& style) {
   std::string out = style.bold("env") + "  " + r.env.name + " (" + env::to_string(r.env.kind) + ")  " + r.env.prefix + "\n";
   out += "\n" + style.bold("Plan") + (r.dry_run ? " (dry run: nothing is written)" : "") + "\n";
   if (r.plan.empty()) out += "  nothing to add: no CUDA library of this env is needed through a search path\n";
@@ -150,7 +150,7 @@ std::string repair_text(const RepairOutcome& r, const Style& style) {
   return out;
 }
 
-Json undo_json(const UndoOutcome& u) {
+Json undo_json(const app::UndoOutcome& u) {
   Json j = Json::object();
   j.set("schema", "condacuda.undo/1");
   j.set("env", env_json(u.env));
@@ -159,7 +159,7 @@ Json undo_json(const UndoOutcome& u) {
   return j;
 }
 
-std::string undo_text(const UndoOutcome& u, const Style& style) {
+std::string undo_text(const app::UndoOutcome& u, const Style& style) {
   if (!u.had_manifest) return "nothing to undo: " + u.env.prefix + " has no condacuda manifest\n";
   std::string out;
   for (const auto& c : u.changes.changes)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "sys/posix.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::sys {
@@ -15,12 +16,11 @@ public:
   EnvLock() = default;
   EnvLock(const EnvLock&) = delete;
   EnvLock& operator=(const EnvLock&) = delete;
-  ~EnvLock();
 
   Status acquire(const std::string& lock_path, std::chrono::milliseconds wait);
 
 private:
-  int fd_ = -1;
+  Fd fd_; // closing it releases the flock
 };
 
 } // namespace condacuda::sys

@@ -170,4 +170,15 @@ Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text) {
   return s;
 }
 
+std::optional<std::string> env_python(const std::string& prefix) {
+  for (const char* name : {"bin/python3", "bin/python"}) {
+    std::error_code ec;
+    fs::path real = fs::canonical(fs::path(prefix) / name, ec);
+    if (ec) continue;
+    auto bytes = map_file(real.string());
+    if (bytes && bytes->data.size() >= 4 && std::memcmp(bytes->data.data(), "\x7f" "ELF", 4) == 0) return real.string();
+  }
+  return std::nullopt;
+}
+
 } // namespace condacuda::sys

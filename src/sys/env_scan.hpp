@@ -2,6 +2,7 @@
 // Reads an env from disk into an EnvSnapshot: the site-packages folders, every
 // shared object (header and dynamic section only, through mmap), symlinks,
 // pip dist-info records and conda-meta records.
+#include <optional>
 #include <string>
 
 #include "inventory/snapshot.hpp"
@@ -14,5 +15,9 @@ namespace condacuda::sys {
 // .git folders. Fails only when the prefix cannot be read at all; problems
 // with single files become snapshot warnings.
 Result<inventory::EnvSnapshot> scan_env(const std::string& prefix);
+
+// The env's interpreter (bin/python3, else bin/python) as the real path of an
+// ELF executable, if it has one.
+std::optional<std::string> env_python(const std::string& prefix);
 
 } // namespace condacuda::sys

@@ -94,4 +94,10 @@ MachineFacts detect_machine(const std::string& cache_path) {
   return facts;
 }
 
+std::optional<lock::DriverVersion> read_driver_version(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return std::nullopt;
+  return lock::parse_proc_driver_version(*text);
+}
+
 } // namespace condacuda::sys

@@ -4,10 +4,12 @@
 // and /etc/ld.so.cache. `ld.so --list-diagnostics` prints the same facts; a
 // test compares the two.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "loader/config.hpp"
+#include "lock/driver.hpp"
 
 namespace condacuda::sys {
 
@@ -21,5 +23,9 @@ std::uint16_t host_machine();
 
 // Reads the facts; `cache_path` is normally /etc/ld.so.cache.
 MachineFacts detect_machine(const std::string& cache_path = "/etc/ld.so.cache");
+
+// The NVIDIA kernel module's version from /proc/driver/nvidia/version;
+// nullopt when there is no driver (the file is absent) or it cannot be read.
+std::optional<lock::DriverVersion> read_driver_version(const std::string& path = "/proc/driver/nvidia/version");
 
 } // namespace condacuda::sys

@@ -69,4 +69,19 @@ std::vector<std::string> system_cuda_dirs(const std::string& root) {
   return out;
 }
 
+std::vector<std::string> stub_folders(const std::optional<std::string>& ld_library_path) {
+  std::vector<std::string> out;
+  if (!ld_library_path) return out;
+  for (const auto& entry : util::split(*ld_library_path, ":;")) {
+    if (entry.empty()) continue;
+    std::error_code ec;
+    fs::path dir(entry);
+    if (!fs::exists(dir / "libcuda.so", ec)) continue;
+    bool named_stubs = dir.lexically_normal().filename() == "stubs" ||
+                       (dir.lexically_normal().filename().empty() && dir.lexically_normal().parent_path().filename() == "stubs");
+    if (named_stubs || !fs::exists(dir / "libcuda.so.1", ec)) out.push_back(entry);
+  }
+  return out;
+}
+
 } // namespace condacuda::sys

@@ -1,7 +1,7 @@
 #pragma once
 // Expected errors are values: a Result<T> holds either a T or an Error. Library
 // code never exits and never throws for expected conditions; the CLI maps
-// Error::code to an exit status in one place (cli/exit_codes.hpp).
+// Error::code to an exit status in one place (cli/common.cpp, exit_code_for).
 #include <cassert>
 #include <string>
 #include <utility>

@@ -24,7 +24,7 @@ note "-o FILE: same bytes, written whole (no temporary left)"
 "$CONDACUDA" lock -p "$env" -o "$scratch/out/../cuda.lock.yml" 2>/dev/null && fail "-o into a missing folder succeeded"
 "$CONDACUDA" lock -p "$env" -o "$scratch/cuda.lock.yml"
 cmp "$scratch/a.yml" "$scratch/cuda.lock.yml"
-[ -z "$(find "$scratch" -maxdepth 1 -name '.cuda.lock.yml.tmp.*')" ] || fail "temporary file left"
+[ -z "$(find "$scratch" -maxdepth 1 -name 'cuda.lock.yml.condacuda-tmp-*')" ] || fail "temporary file left"
 
 note "the demo env is aligned: cusparse 12.1 needs _12_1, the env's nvjitlink is 12.4"
 "$CONDACUDA" lock -p "$env" --json > "$scratch/lock.json"

@@ -11,7 +11,7 @@
 #include "check/prediction.hpp"
 #include "support/fixture.hpp"
 #include "support/oracle.hpp"
-#include "sys/file_view.hpp"
+#include "sys/disk_file_view.hpp"
 #include "sys/machine.hpp"
 
 using namespace condacuda;

@@ -16,7 +16,7 @@
 #include "repair/activation.hpp"
 #include "repair/hooks.hpp"
 #include "support/fixture.hpp"
-#include "sys/hook_state.hpp"
+#include "sys/repair_state.hpp"
 #include "util/embedded.hpp"
 
 using namespace condacuda;

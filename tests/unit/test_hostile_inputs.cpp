@@ -29,7 +29,7 @@
 #include "loader/ld_so_cache.hpp"
 #include "support/fixture.hpp"
 #include "sys/env_scan.hpp"
-#include "sys/file_view.hpp"
+#include "sys/disk_file_view.hpp"
 #include "sys/mapped_file.hpp"
 
 using namespace condacuda::loader;

@@ -12,7 +12,7 @@
 #include "elf/elf_object.hpp"
 
 #include "loader/path_list.hpp"
-#include "sys/file_view.hpp"
+#include "sys/disk_file_view.hpp"
 #include "support/fixture.hpp"
 #include "support/oracle.hpp"
 

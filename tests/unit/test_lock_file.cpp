@@ -8,6 +8,7 @@
 
 #include "lock/diff.hpp"
 #include "lock/lockfile.hpp"
+#include "report/lock_report.hpp"
 #include "support/fixture.hpp"
 
 using namespace condacuda;
@@ -63,7 +64,7 @@ std::string render(const Lockfile& l) {
   return *text;
 }
 
-bool same(const Lockfile& a, const Lockfile& b) { return render(a) == render(b) && lock_json(a) == lock_json(b); }
+bool same(const Lockfile& a, const Lockfile& b) { return render(a) == render(b) && report::lock_json(a) == report::lock_json(b); }
 } // namespace
 
 TEST_CASE("lockfile: header comment, `version: 1` first, fixed key order, same value -> same bytes") {
@@ -160,7 +161,7 @@ TEST_CASE("lock --check diff: added, removed, version, sha256, verdict; notes th
   CHECK(d.changes[4].why[0].find("1 missing") != std::string::npos);
   CHECK(d.changes[5].what == "aligned");
 
-  std::string text = diff_text(d, "cuda.lock.yml", "demo", report::Style{});
+  std::string text = report::lock_check_text(d, "cuda.lock.yml", "demo", report::Style{});
   CHECK(text.find("cuda.lock.yml: env 'demo' has drifted: 6 changes") == 0);
   CHECK(text.find("\n  removed  cudart lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12  ") != std::string::npos);
   CHECK(text.find("aaaaaaaaaaaaaaaa") == std::string::npos); // only changed hashes are shown
@@ -168,14 +169,16 @@ TEST_CASE("lock --check diff: added, removed, version, sha256, verdict; notes th
   CHECK(sha_line.find("cccccccccccccccc ") != std::string::npos);
   CHECK(sha_line.find(" dddddddddddddddd\n") != std::string::npos);
   CHECK(text.find("\n  rule symbols now: libcusparse.so.12 -> libnvJitLink.so.12: 4 symbols, 1 missing") != std::string::npos);
-  auto j = diff_json(d);
+  auto j = report::lock_check_json(d, "cuda.lock.yml", env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""});
+  CHECK(j.string_at("lock") == "cuda.lock.yml");
+  CHECK(j.get("env")->string_at("prefix") == "/envs/demo");
   CHECK(j.string_at("schema") == "condacuda.lock-check/1");
   CHECK_FALSE(j.get("matches")->as_bool(true));
   CHECK(j.get("changes")->as_array().size() == 6);
 }
 
 TEST_CASE("lock JSON carries the same content with a schema") {
-  auto j = lock_json(sample());
+  auto j = report::lock_json(sample());
   CHECK(j.string_at("schema") == "condacuda.lock/1");
   CHECK(j.get("version")->as_int() == 1);
   CHECK(j.get("alignment")->string_at("series") == "12.4");

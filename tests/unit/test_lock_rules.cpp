@@ -10,7 +10,7 @@
 #include "doctor/doctor.hpp"
 #include "lock/alignment.hpp"
 #include "support/fixture.hpp"
-#include "sys/file_view.hpp"
+#include "sys/disk_file_view.hpp"
 #include "sys/machine.hpp"
 
 using namespace condacuda;

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "support/fixture.hpp"
-#include "sys/file_view.hpp"
+#include "sys/disk_file_view.hpp"
 #include "sys/machine.hpp"
 #include "util/strings.hpp"
 

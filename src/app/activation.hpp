@@ -1,0 +1,45 @@
+#pragma once
+// The LD_LIBRARY_PATH an env has once activated, as `run` gives it to a
+// command and `check` to its probe: the env's condacuda hook applied when it
+// is installed; for an env not repaired yet, the folders repair would put
+// first (or, when asked, this shell's value as it is).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/doctor_inputs.hpp"
+
+namespace condacuda::app {
+
+// What the env's hook does to LD_LIBRARY_PATH from `base`: `folders`
+// (prefix-relative) first; `added_before` is what it added when it is already
+// active in this shell (taken out first).
+std::optional<std::string> with_hook_folders(const std::string& prefix, const std::optional<std::string>& base,
+                                             const std::vector<std::string>& folders,
+                                             const std::optional<std::string>& added_before);
+
+enum class PathSource {
+  hook,  // the env's condacuda hook applied
+  plan,  // not repaired: the folders `condacuda repair` would put first
+  as_is, // the base value unchanged (asked for, or nothing to add)
+};
+const char* to_string(PathSource source); // "hook", "plan", "as-is"
+
+// What an env without a hook gets.
+enum class Unrepaired { plan, as_is };
+
+struct ActivatedLdLibraryPath {
+  std::optional<std::string> value;
+  PathSource source = PathSource::as_is;
+  std::vector<std::string> planned_folders; // prefix-relative, when the source is plan
+};
+
+// From the env's inputs (their base value and hook).
+ActivatedLdLibraryPath activated_ld_library_path(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
+                                                 Unrepaired unrepaired);
+
+// From this shell's LD_LIBRARY_PATH. An env with a hook is not scanned (the
+// hook's record is all it takes); errors are those of scanning one without.
+Result<ActivatedLdLibraryPath> activated_ld_library_path(const env::EnvRecord& env);
+
+} // namespace condacuda::app

@@ -1,0 +1,102 @@
+#include "app/check.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include "app/activation.hpp"
+#include "check/protocol.hpp"
+#include "doctor/doctor.hpp"
+#include "sys/child_process.hpp"
+#include "sys/env_scan.hpp"
+#include "sys/posix.hpp"
+#include "sys/system_cuda.hpp"
+
+namespace condacuda::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+void add_finding(check::CheckReport& r, const doctor::Finding& f) {
+  for (const auto& have : r.findings)
+    if (have.code == f.code && have.library == f.library && have.resolved == f.resolved) return;
+  r.findings.push_back(f);
+}
+
+bool library_failed(const check::ProbeResult& probe) {
+  for (const auto& l : probe.libraries)
+    if (!l.loaded && l.component != check::Component::driver) return true;
+  return false;
+}
+
+void run_python(check::CheckReport& r, const std::string& prefix, const sys::Environment& env, double timeout_s) {
+  if (!sys::env_python(prefix)) {
+    r.python.push_back({"python", "absent", "", "the env has no python interpreter (bin/python3)", "", "", "", ""});
+    return;
+  }
+  // Started by its path in the env, not its real path: a venv's python finds
+  // its site-packages through pyvenv.cfg next to the path it was started as.
+  std::string python = prefix + "/bin/python3";
+  if (!fs::exists(python)) python = prefix + "/bin/python";
+  std::string script(check::python_probe_script());
+  sys::ChildRun run = sys::run_child({python, {"-c", script}, env, timeout_s});
+  r.python_child = run.outcome;
+  r.python = check::parse_python_output(run.stdout_text);
+  if (r.python.empty() || run.outcome.timed_out || run.outcome.signal) {
+    std::string last = run.outcome.stderr_tail;
+    while (!last.empty() && last.back() == '\n') last.pop_back();
+    last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
+    r.python.push_back({"python", "fail", "", "", "python " + check::describe(run.outcome, timeout_s) +
+                                                     (last.empty() ? "" : ": " + last), "", "", ""});
+  }
+}
+} // namespace
+
+Result<check::CheckReport> check(const CheckOptions& o) {
+  auto started = std::chrono::steady_clock::now();
+  sys::DiskFileView& files = sys::process_file_view();
+  auto inputs = doctor_inputs(o.env, o.ld_library_path, files);
+  if (!inputs) return inputs.error();
+  check::CheckReport r;
+  r.env = o.env;
+  r.hook_applied = inputs->hook_present;
+  // The probe's LD_LIBRARY_PATH: what `condacuda run` would give (or, as is, this shell's).
+  auto activated = activated_ld_library_path(*inputs, files, o.as_is ? Unrepaired::as_is : Unrepaired::plan);
+  r.ld_library_path = activated.value;
+  r.ld_library_path_source = to_string(activated.source);
+  r.planned_folders = activated.planned_folders;
+  r.sizes_name = o.quick ? "quick" : "full";
+  r.timeout_s = o.timeout_s;
+  std::string self = sys::self_executable();
+  inputs->config.ld_library_path = r.ld_library_path; // doctor below sees what the probe sees
+  r.plan = check::plan_probe(inputs->inventory, inputs->config, files, self);
+  check::ProbeRequest request{r.plan.requests(), o.device, o.quick ? check::quick_sizes() : check::full_sizes(),
+                              o.link_only_arch};
+  sys::Environment env = sys::environment_with(r.ld_library_path);
+  sys::ChildRun run = sys::run_child({self, {"__probe", "--request", check::request_json(request).dump(-1)}, env, o.timeout_s});
+  r.child = run.outcome;
+  r.probe = check::fold_records(run.stdout_text);
+  r.library_comparisons = check::compare_libraries(r.plan, r.probe, sys::canonical_path);
+  r.objects = check::compare_objects(r.plan, r.probe, sys::canonical_path);
+  r.stub_folders = sys::stub_folders(r.ld_library_path);
+  r.warnings = check::environment_warnings(env);
+  for (auto& w : check::probe_warnings(r)) r.warnings.push_back(std::move(w));
+  if (library_failed(r.probe) || o.python) {
+    // doctor's findings name the cause of a load failure (which file, which
+    // search step) and its fix.
+    doctor::DoctorReport doctor = doctor::run_doctor(*inputs, files);
+    for (const auto& l : r.probe.libraries)
+      if (const doctor::Finding* f = check::explaining_finding(l.error, doctor.findings)) add_finding(r, *f);
+    if (o.python) {
+      r.python_requested = true;
+      run_python(r, o.env.prefix, env, o.timeout_s);
+      check::attach_findings(r.python, doctor.findings);
+      for (const auto& p : r.python)
+        if (const doctor::Finding* f = check::explaining_finding(p.error, doctor.findings)) add_finding(r, *f);
+    }
+  }
+  check::decide(r);
+  r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  return r;
+}
+
+} // namespace condacuda::app

@@ -1,0 +1,46 @@
+#include "app/doctor_inputs.hpp"
+
+#include <cstdlib>
+
+#include "app/activation.hpp"
+#include "sys/env_scan.hpp"
+#include "sys/machine.hpp"
+#include "sys/repair_state.hpp"
+
+namespace condacuda::app {
+
+std::optional<std::string> BaseLdLibraryPath::value() const {
+  if (given_) return value_;
+  const char* current = std::getenv("LD_LIBRARY_PATH");
+  return current ? std::optional<std::string>(current) : std::nullopt;
+}
+
+Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
+                                           sys::DiskFileView& files) {
+  doctor::DoctorInputs in;
+  in.env = env;
+  auto snapshot = sys::scan_env(env.prefix);
+  if (!snapshot) return snapshot.error();
+  for (const auto& f : snapshot->shared_objects)
+    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
+  in.inventory = inventory::build_inventory(*snapshot);
+  in.config = sys::detect_machine().config;
+  in.base_ld_library_path = base.is_given() ? base.value() : in.config.ld_library_path;
+  in.ld_library_path_source = base.is_given() ? "--ld-library-path" : "caller";
+  // With this shell's value, the hook may already have run here: its record
+  // says what it added. A given value is taken as not activated.
+  if (!base.is_given()) in.active_hook_entries = sys::active_hook_entries(env.prefix);
+  in.config.ld_library_path = in.base_ld_library_path;
+  sys::HookState hook = sys::read_hook_state(env.prefix);
+  in.hook_present = hook.installed;
+  if (hook.installed) {
+    for (const auto& f : hook.folders) in.hook_folders.push_back(env.prefix + "/" + f);
+    in.config.ld_library_path = with_hook_folders(env.prefix, in.base_ld_library_path, hook.folders, in.active_hook_entries);
+  }
+  in.host_program = sys::env_python(env.prefix);
+  in.foreign_hooks = sys::foreign_ld_library_path_hooks(env.prefix);
+  if (auto driver = sys::read_driver_version()) in.driver_version = driver->version;
+  return in;
+}
+
+} // namespace condacuda::app

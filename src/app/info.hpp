@@ -1,0 +1,32 @@
+#pragma once
+// `condacuda info` and `condacuda list`: the env's CUDA inventory; the envs
+// found with their CUDA major.
+#include <string>
+#include <vector>
+
+#include "env/discovery.hpp"
+#include "inventory/inventory.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::app {
+
+// Errors: the prefix cannot be read at all.
+Result<inventory::Inventory> info(const env::EnvRecord& env);
+
+struct ListedEnv {
+  env::EnvRecord env;
+  std::string cuda;   // "none", "12", "13", "mixed", or "?" when the scan failed
+  std::string health; // "ok", "fails", "-" (not checked)
+};
+
+struct EnvList {
+  std::vector<Error> warnings; // unreadable or broken conda configuration
+  std::vector<ListedEnv> envs;
+};
+
+// Every env found, scanned for its CUDA major.
+EnvList list();
+// Only the names, without scanning (shell completion).
+std::vector<std::string> list_names();
+
+} // namespace condacuda::app

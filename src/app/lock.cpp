@@ -1,0 +1,79 @@
+#include "app/lock.hpp"
+
+#include "sys/disk_file_view.hpp"
+#include "sys/env_scan.hpp"
+#include "sys/hash_cache.hpp"
+#include "sys/machine.hpp"
+#include "sys/mapped_file.hpp"
+#include "sys/posix.hpp"
+
+namespace condacuda::app {
+
+namespace {
+Error as_bad_input(Error e) {
+  e.code = ErrorCode::bad_input;
+  return e;
+}
+} // namespace
+
+Status LockedEnv::complete() const {
+  if (unhashed.empty()) return ok_status();
+  return make_error(ErrorCode::bad_input, "cannot lock: " + std::to_string(unhashed.size()) + " librar" +
+                                              (unhashed.size() == 1 ? "y" : "ies") + " could not be read (see the warnings)");
+}
+
+Result<LockedEnv> lock_env(const LockOptions& options) {
+  auto snapshot = sys::scan_env(options.env.prefix);
+  if (!snapshot) return as_bad_input(snapshot.error());
+  sys::DiskFileView& files = sys::process_file_view();
+  for (const auto& f : snapshot->shared_objects)
+    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
+  inventory::Inventory inv = inventory::build_inventory(*snapshot);
+  LockedEnv out;
+  out.warnings = inv.warnings;
+  lock::AlignmentInputs in;
+  in.inventory = &inv;
+  in.table = options.table;
+  in.files = &files;
+  switch (options.driver.kind) {
+  case DriverChoice::Kind::this_machine: in.driver = sys::read_driver_version(); break;
+  case DriverChoice::Kind::none: break;
+  case DriverChoice::Kind::given: in.driver = options.driver.version; break;
+  }
+  lock::Alignment alignment = lock::evaluate_alignment(in);
+  std::vector<std::string> paths;
+  for (const auto& lib : inv.libraries) paths.push_back(lib.file);
+  sys::HashedFiles hashed = sys::hash_files(inv.prefix, paths, options.hash_cache ? sys::default_hash_cache_path() : "");
+  out.stats = hashed.stats;
+  out.warnings.insert(out.warnings.end(), hashed.warnings.begin(), hashed.warnings.end());
+  for (const auto& p : paths)
+    if (!hashed.sha256_by_file.count(p)) out.unhashed.push_back(p);
+  out.lock = lock::make_lock(options.env.name, inv, hashed.sha256_by_file, alignment, *options.table);
+  return out;
+}
+
+Result<lock::ReleaseTable> release_table(const std::string& path) {
+  Result<lock::ReleaseTable> table = path.empty() ? lock::embedded_release_table() : [&]() -> Result<lock::ReleaseTable> {
+    auto text = sys::read_text_file(path);
+    if (!text) return text.error();
+    return lock::parse_release_table(*text, path);
+  }();
+  if (!table) return make_error(ErrorCode::bad_input, "release table: " + table.error().describe());
+  return table;
+}
+
+Result<lock::Lockfile> read_lock(const std::string& path) {
+  auto text = sys::read_text_file(path);
+  if (!text) return make_error(ErrorCode::bad_input, "cannot read the lock: " + text.error().describe());
+  auto parsed = lock::parse_lock(*text, path);
+  if (!parsed) return as_bad_input(parsed.error());
+  return parsed;
+}
+
+Status write_output(const std::string& path, const std::string& text) {
+  auto status = sys::write_file_atomically(path, text);
+  if (!status) return as_bad_input(status.error());
+  return status;
+}
+
+} // namespace condacuda::app

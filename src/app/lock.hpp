@@ -1,0 +1,53 @@
+#pragma once
+// `condacuda lock` and `lock --check`: the env's lockfile value (inventory,
+// alignment verdict, file hashes through the cache), and what they read and
+// write besides the env: the release table, a lock to check, the output file.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "env/discovery.hpp"
+#include "lock/diff.hpp"
+#include "lock/driver.hpp"
+#include "lock/lockfile.hpp"
+#include "sys/file_hashes.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::app {
+
+// The driver the driver rule judges.
+struct DriverChoice {
+  enum class Kind { this_machine, none, given };
+  Kind kind = Kind::this_machine; // /proc/driver/nvidia/version, when there is one
+  lock::DriverVersion version;    // given: --driver VERSION
+};
+
+struct LockOptions {
+  env::EnvRecord env;
+  const lock::ReleaseTable* table = nullptr;
+  DriverChoice driver;
+  bool hash_cache = true; // read and update the persistent hash cache
+};
+
+struct LockedEnv {
+  lock::Lockfile lock;
+  sys::HashStats stats;
+  std::vector<std::string> warnings; // the scan's and the hashing's
+  std::vector<std::string> unhashed; // libraries whose bytes could not be read (locked without sha256)
+  // A lock to write must pin every file: an error (bad_input) names how many could not be read.
+  Status complete() const;
+};
+
+// Fails only when the env cannot be scanned at all (bad_input).
+Result<LockedEnv> lock_env(const LockOptions& options);
+
+// `--releases FILE`, or the embedded table when `path` is empty. Errors (bad_input) say "release table: ...".
+Result<lock::ReleaseTable> release_table(const std::string& path);
+
+// The lock `lock --check FILE` compares with. Errors are bad_input: unreadable, not a condacuda lock.
+Result<lock::Lockfile> read_lock(const std::string& path);
+
+// `-o FILE`: written atomically. Errors are bad_input (the path given cannot be written).
+Status write_output(const std::string& path, const std::string& text);
+
+} // namespace condacuda::app

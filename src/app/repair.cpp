@@ -1,0 +1,148 @@
+#include "app/repair.hpp"
+
+#include <cstdio>
+
+#include "app/doctor_inputs.hpp"
+#include "app/repair_apply.hpp"
+#include "sys/machine.hpp"
+#include "sys/repair_state.hpp"
+#include "sys/system_cuda.hpp"
+
+namespace condacuda::app {
+
+const char* to_string(RepairStatus status) {
+  switch (status) {
+  case RepairStatus::repaired: return "repaired";
+  case RepairStatus::unchanged: return "unchanged";
+  case RepairStatus::nothing_to_do: return "nothing-to-do";
+  case RepairStatus::would_repair: return "would-repair";
+  case RepairStatus::cannot_repair: return "cannot-repair";
+  case RepairStatus::conflict: return "conflict";
+  case RepairStatus::error: return "error";
+  }
+  return "error";
+}
+
+namespace {
+const std::string tool = std::string("condacuda ") + CONDACUDA_VERSION;
+
+RepairOutcome failed(RepairOutcome o, Error error) {
+  o.status = RepairStatus::error;
+  o.error = std::move(error);
+  return o;
+}
+
+RepairOutcome finish(RepairOutcome o, RepairStatus status, std::optional<std::string> failure = std::nullopt) {
+  o.status = status;
+  o.failure = std::move(failure);
+  return o;
+}
+
+// The symlinks a previous repair made (absolute): planning sees the env without them.
+std::vector<std::string> own_links(const std::string& prefix, const std::optional<repair::Manifest>& previous) {
+  std::vector<std::string> links;
+  if (previous)
+    for (const auto& e : previous->entries)
+      if (e.kind == repair::ManifestEntry::Kind::symlink) links.push_back(prefix + "/" + e.path);
+  return links;
+}
+
+// The verdict after, as doctor sees the env now (a fresh view: new links exist).
+std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
+  sys::DiskFileView fresh(sys::host_machine());
+  auto after = doctor_inputs(env, BaseLdLibraryPath::this_shell(), fresh);
+  if (!after) return std::nullopt;
+  auto report = doctor::run_doctor(std::move(*after), fresh);
+  return std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
+}
+} // namespace
+
+RepairOutcome repair(const RepairOptions& options) {
+  RepairOutcome o;
+  o.env = options.env;
+  o.dry_run = options.dry_run;
+  const std::string& prefix = options.env.prefix;
+  auto& files = sys::process_file_view();
+  auto inputs = doctor_inputs(options.env, BaseLdLibraryPath::this_shell(), files);
+  if (!inputs) return failed(std::move(o), inputs.error());
+  auto previous = sys::read_manifest(prefix);
+  if (!previous) {
+    Error e = previous.error();
+    e.message += " (condacuda will not guess what it created; fix or remove it)";
+    return failed(std::move(o), e);
+  }
+  o.plan = repair::plan_repair(*inputs, files, own_links(prefix, *previous));
+  o.verification = repair::verify_plan(o.plan, *inputs, sys::system_cuda_dirs(), files);
+  auto desired = repair::desired_state(o.plan, options.shells, tool);
+  if (!desired) return failed(std::move(o), desired.error());
+  for (const auto& d : desired->entries)
+    if (d.entry.kind == repair::ManifestEntry::Kind::file) o.hooks.push_back(d.entry.path);
+  if (!o.verification.ok)
+    return finish(std::move(o), RepairStatus::cannot_repair,
+                  "the plan does not make every root load (see the failing situations above)");
+  o.changes = repair::compute_changes(*desired, *previous,
+                                      sys::read_path_states(prefix, repair::paths_of(*desired, *previous)), tool);
+  if (o.changes->conflicts())
+    return finish(std::move(o), RepairStatus::conflict,
+                  "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again");
+  bool manifest_same = *previous && (*previous)->entries == o.changes->manifest.entries &&
+                       (*previous)->folders == o.changes->manifest.folders;
+  if (options.dry_run)
+    return finish(std::move(o), o.changes->writes() || !manifest_same ? RepairStatus::would_repair : RepairStatus::unchanged);
+  RepairStatus status = RepairStatus::repaired;
+  if (!o.changes->writes() && (manifest_same || (!*previous && desired->entries.empty()))) {
+    status = desired->entries.empty() ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
+  } else {
+    auto applied = apply_repair(prefix, *desired, tool);
+    if (!applied) return failed(std::move(o), applied.error());
+    o.changes = applied->changes;
+  }
+  o.after = verdict_after(options.env);
+  return finish(std::move(o), status);
+}
+
+namespace {
+// What a conda user must know after the post-link ran: one paragraph, or "".
+std::string post_link_message(const RepairOutcome& o) {
+  std::string head = "condacuda (" + o.env.prefix + "): ";
+  if (o.error) return head + "repair skipped: " + o.error->describe() + "\n";
+  if (o.status == RepairStatus::repaired)
+    return head + "repaired CUDA library loading: " + std::to_string(o.plan.folders.size()) +
+           " folder(s) of this env go first on LD_LIBRARY_PATH when it is activated, " +
+           std::to_string(o.plan.links.size()) +
+           " symlink(s) let RUNPATH find libraries without activation. `condacuda doctor` shows the result; "
+           "`condacuda undo` takes it back.\n";
+  if (o.status == RepairStatus::unchanged || o.status == RepairStatus::nothing_to_do) return ""; // quiet when all is well
+  std::string why;
+  for (const auto& s : o.verification.scenarios)
+    for (const auto& f : s.report.findings)
+      if (why.empty() && f.severity == doctor::Severity::error) why = f.title + ". Fix: " + f.fix;
+  if (o.status == RepairStatus::conflict) why = "files condacuda did not create are in the way under etc/conda";
+  return head + "could not make the CUDA libraries load, nothing was changed: " + why +
+         ". Run `condacuda doctor -p " + o.env.prefix + "` for details.\n";
+}
+
+// conda prints and deletes $PREFIX/.messages.txt after the transaction.
+void append_message(const std::string& prefix, const std::string& text) {
+  if (prefix.empty() || text.empty()) return;
+  if (FILE* f = std::fopen((prefix + "/.messages.txt").c_str(), "a")) {
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fclose(f);
+  }
+}
+} // namespace
+
+void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& env,
+               const Result<std::vector<repair::Shell>>& shells) {
+  if (!env) {
+    append_message(prefix, "condacuda (" + prefix + "): repair skipped: this prefix is not a conda env (no conda-meta/history).\n");
+    return;
+  }
+  RepairOutcome o;
+  o.env = *env;
+  if (!shells) o = failed(std::move(o), shells.error());
+  else o = repair({*env, *shells, false});
+  append_message(env->prefix, post_link_message(o));
+}
+
+} // namespace condacuda::app

@@ -1,0 +1,57 @@
+#pragma once
+// `condacuda repair`: plan (a value) -> verify by simulation -> apply (atomic,
+// locked, manifest), and what its conda post-link says.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "env/discovery.hpp"
+#include "repair/changes.hpp"
+#include "repair/hooks.hpp"
+#include "repair/plan.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::app {
+
+struct RepairOptions {
+  env::EnvRecord env;
+  std::vector<repair::Shell> shells; // posix is always among them
+  bool dry_run = false;
+};
+
+enum class RepairStatus {
+  repaired,      // changes written; the env loads
+  unchanged,     // the env was repaired already: nothing written
+  nothing_to_do, // healthy without a repair: nothing written
+  would_repair,  // --dry-run: a repair would write something
+  cannot_repair, // the plan does not make every root load: nothing written
+  conflict,      // a file condacuda did not create is in the way: nothing written
+  error,         // the env could not be read or written (RepairOutcome::error)
+};
+const char* to_string(RepairStatus status); // "repaired", "would-repair", ...
+
+struct RepairOutcome {
+  env::EnvRecord env;
+  bool dry_run = false;
+  repair::RepairPlan plan;
+  std::vector<std::string> hooks; // hook files the plan writes
+  repair::Verification verification;
+  std::optional<repair::ChangeSet> changes;
+  std::optional<std::string> failure;       // cannot_repair, conflict: why nothing was written
+  std::optional<std::pair<int, int>> after; // doctor after applying: errors, warnings
+  RepairStatus status = RepairStatus::error;
+  std::optional<Error> error; // status error: said once, nothing else to show
+};
+
+RepairOutcome repair(const RepairOptions& options);
+
+// --post-link, as conda runs it (env activated, nothing on the terminal): a
+// failing post-link makes conda roll the whole install back, so this never
+// fails. It repairs the env `prefix` names when it could be selected and the
+// shells parsed, and appends what a conda user must know to
+// $PREFIX/.messages.txt (conda prints and deletes it): nothing when all is well.
+void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& env,
+               const Result<std::vector<repair::Shell>>& shells);
+
+} // namespace condacuda::app

@@ -1,0 +1,115 @@
+#include "report/lock_report.hpp"
+
+#include <cstdio>
+
+namespace condacuda::report {
+
+using util::Json;
+
+Json lock_json(const lock::Lockfile& lock) {
+  Json j = Json::object();
+  j.set("schema", "condacuda.lock/1");
+  j.set("version", lock.version);
+  j.set("env", lock.env);
+  Json table = Json::object();
+  table.set("name", lock.release_table);
+  table.set("sha256", lock.release_table_sha256);
+  j.set("release_table", table);
+  Json alignment = Json::object();
+  alignment.set("series", lock.alignment.series);
+  alignment.set("aligned", lock.alignment.aligned);
+  Json rules = Json::array();
+  for (const auto& r : lock.alignment.rules) {
+    Json rj = Json::object();
+    rj.set("rule", r.rule);
+    rj.set("result", lock::to_string(r.result));
+    rj.set("min_release", r.min_release.empty() ? Json() : Json(r.min_release));
+    Json evidence = Json::array();
+    for (const auto& e : r.evidence) evidence.push(e);
+    rj.set("evidence", evidence);
+    rules.push(rj);
+  }
+  alignment.set("rules", rules);
+  j.set("alignment", alignment);
+  Json components = Json::array();
+  for (const auto& c : lock.components) {
+    Json cj = Json::object();
+    cj.set("component", c.component);
+    cj.set("soname", c.soname);
+    cj.set("path", c.path);
+    cj.set("manager", c.manager);
+    cj.set("package", c.package);
+    cj.set("version", c.version);
+    cj.set("build", c.build.empty() ? Json() : Json(c.build));
+    cj.set("sha256", c.sha256);
+    cj.set("toolkit", c.toolkit);
+    cj.set("cuda_major", c.cuda_major > 0 ? Json(c.cuda_major) : Json());
+    cj.set("cuda_release", c.cuda_release);
+    components.push(cj);
+  }
+  j.set("components", components);
+  return j;
+}
+
+std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_name, const std::string& env_name,
+                            const Style& style) {
+  std::string out;
+  std::string verdict = diff.aligned ? "aligned to " + diff.series : "NOT aligned (series " + diff.series + ")";
+  if (diff.matches()) {
+    out += lock_name + ": env '" + env_name + "' " + style.green("matches") + " (" + std::to_string(diff.components) +
+           " libraries, " + verdict + ")\n";
+  } else {
+    out += lock_name + ": env '" + env_name + "' " + style.red("has drifted") + ": " + std::to_string(diff.changes.size()) +
+           " change" + (diff.changes.size() == 1 ? "" : "s") + "\n";
+    Table table({"CHANGE", "WHAT", "LOCKED", "NOW"});
+    for (const auto& c : diff.changes) table.add({lock::to_string(c.kind), c.what, c.locked, c.now});
+    out += table.render(style, 2);
+    for (const auto& c : diff.changes)
+      for (const auto& why : c.why) out += "  " + c.what + " now: " + why + "\n";
+  }
+  for (const auto& n : diff.notes) out += "  " + style.dim("note: " + n) + "\n";
+  return out;
+}
+
+Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env) {
+  Json j = Json::object();
+  j.set("schema", "condacuda.lock-check/1");
+  j.set("lock", lock_path);
+  Json ej = Json::object();
+  ej.set("name", env.name);
+  ej.set("prefix", env.prefix);
+  j.set("env", ej);
+  j.set("matches", diff.matches());
+  Json changes = Json::array();
+  for (const auto& c : diff.changes) {
+    Json cj = Json::object();
+    cj.set("kind", lock::to_string(c.kind));
+    cj.set("what", c.what);
+    cj.set("locked", c.locked);
+    cj.set("now", c.now);
+    Json why = Json::array();
+    for (const auto& w : c.why) why.push(w);
+    cj.set("why", why);
+    changes.push(cj);
+  }
+  j.set("changes", changes);
+  Json notes = Json::array();
+  for (const auto& n : diff.notes) notes.push(n);
+  j.set("notes", notes);
+  Json current = Json::object();
+  current.set("series", diff.series);
+  current.set("aligned", diff.aligned);
+  current.set("components", diff.components);
+  j.set("now", current);
+  return j;
+}
+
+std::string hash_stats_text(const app::LockedEnv& locked) {
+  const auto& s = locked.stats;
+  char line[160];
+  std::snprintf(line, sizeof line, "hashed %zu files: %zu from the cache, %zu read (%.1f MB) in %.2f s", s.files,
+                s.from_cache, s.hashed, double(s.bytes_hashed) / 1e6, s.seconds);
+  return line;
+}
+
+} // namespace condacuda::report

@@ -1,0 +1,27 @@
+#pragma once
+// `condacuda lock` and `lock --check` output: the lock as JSON
+// (condacuda.lock/1; its YAML is the lockfile format, lock/lockfile.hpp), the
+// check's verdict as text or JSON (condacuda.lock-check/1), and the hashing
+// figures `lock -v` reports.
+#include <string>
+
+#include "app/lock.hpp"
+#include "env/discovery.hpp"
+#include "lock/diff.hpp"
+#include "lock/lockfile.hpp"
+#include "report/table.hpp"
+#include "util/json.hpp"
+
+namespace condacuda::report {
+
+util::Json lock_json(const lock::Lockfile& lock);
+
+// "FILE: env 'NAME' matches ..." or a table of the changes, then the notes.
+std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_name, const std::string& env_name,
+                            const Style& style);
+util::Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env);
+
+// "hashed N files: N from the cache, N read (N MB) in N s"
+std::string hash_stats_text(const app::LockedEnv& locked);
+
+} // namespace condacuda::report

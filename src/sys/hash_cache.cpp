@@ -1,0 +1,101 @@
+#include "sys/hash_cache.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <string_view>
+#include <sys/stat.h>
+
+#include "sys/mapped_file.hpp"
+#include "sys/posix.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::sys {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::string_view cache_magic = "condacuda hash cache 1";
+constexpr std::size_t cache_limit = 100000; // entries; beyond it only this run's are kept
+
+template <class T>
+bool whole_number(const std::string& s, T& out) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+} // namespace
+
+FileKey key_of(const struct stat& st) {
+  auto ns = [](const struct timespec& t) { return std::int64_t(t.tv_sec) * 1000000000 + t.tv_nsec; };
+  return {std::uint64_t(st.st_dev), std::uint64_t(st.st_ino), std::uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+std::string default_hash_cache_path() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && xdg[0] == '/') return std::string(xdg) + "/condacuda/hashes";
+  const char* home = std::getenv("HOME");
+  if (home && home[0] == '/') return std::string(home) + "/.cache/condacuda/hashes";
+  return "";
+}
+
+void HashCache::load(std::vector<std::string>& warnings) {
+  if (path_.empty()) return;
+  auto text = read_text_file(path_);
+  if (!text) {
+    if (text.error().code != ErrorCode::not_found) {
+      warnings.push_back("hash cache ignored: " + text.error().describe());
+      dirty_ = true;
+    }
+    return;
+  }
+  auto lines = util::split(*text, "\n");
+  bool ok = !lines.empty() && lines.front() == cache_magic;
+  for (std::size_t i = 1; ok && i < lines.size(); ++i) ok = lines[i].empty() || parse_line(lines[i]);
+  if (!ok) {
+    warnings.push_back(path_ + ": hash cache is corrupt; ignored and rewritten");
+    entries_.clear();
+    dirty_ = true;
+  }
+}
+
+std::optional<std::string> HashCache::find(const std::string& path, const FileKey& key) {
+  auto it = entries_.find(path);
+  if (it == entries_.end() || !(it->second.key == key)) return std::nullopt;
+  it->second.used = true;
+  return it->second.hex;
+}
+
+void HashCache::store(const std::string& path, const FileKey& key, const std::string& hex) {
+  // Tabs and newlines would break the line format: such paths are not cached.
+  if (path.find_first_of("\t\n") != std::string::npos) return;
+  entries_[path] = Entry{key, hex, true};
+  dirty_ = true;
+}
+
+void HashCache::save(std::vector<std::string>& warnings) const {
+  if (path_.empty() || !dirty_) return;
+  bool trim = entries_.size() > cache_limit;
+  std::string out = std::string(cache_magic) + "\n";
+  for (const auto& [path, e] : entries_) {
+    if (trim && !e.used) continue;
+    out += e.hex + "\t" + std::to_string(e.key.dev) + "\t" + std::to_string(e.key.ino) + "\t" + std::to_string(e.key.size) +
+           "\t" + std::to_string(e.key.mtime_ns) + "\t" + std::to_string(e.key.ctime_ns) + "\t" + path + "\n";
+  }
+  std::error_code ec;
+  fs::create_directories(fs::path(path_).parent_path(), ec);
+  if (auto status = write_file_atomically(path_, out); !status)
+    warnings.push_back("hash cache not saved: " + status.error().describe());
+}
+
+bool HashCache::parse_line(const std::string& line) {
+  auto f = util::split(line, "\t");
+  if (f.size() != 7 || f[0].size() != 64 || f[0].find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+  FileKey k;
+  if (!whole_number(f[1], k.dev) || !whole_number(f[2], k.ino) || !whole_number(f[3], k.size) ||
+      !whole_number(f[4], k.mtime_ns) || !whole_number(f[5], k.ctime_ns) || f[6].empty())
+    return false;
+  entries_[f[6]] = Entry{k, f[0], false};
+  return true;
+}
+
+} // namespace condacuda::sys

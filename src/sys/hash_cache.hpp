@@ -1,0 +1,57 @@
+#pragma once
+// The persistent cache of file hashes that makes a second `condacuda lock` of
+// a multi-GB env read no library: one line per file, "hex dev ino size mtime
+// ctime path", tab-separated, under $XDG_CACHE_HOME/condacuda/hashes.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct stat;
+
+namespace condacuda::sys {
+
+// What says a file is the one hashed before: a file rewritten in place changes
+// mtime or size; a file replaced changes inode; cp -p and touch -r can set
+// mtime back, but not ctime.
+struct FileKey {
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileKey&) const = default;
+};
+FileKey key_of(const struct stat& st);
+
+// $XDG_CACHE_HOME/condacuda/hashes (XDG_CACHE_HOME must be absolute), else
+// $HOME/.cache/condacuda/hashes, else "" (no cache).
+std::string default_hash_cache_path();
+
+class HashCache {
+public:
+  // "" for no cache: nothing is loaded or saved.
+  explicit HashCache(std::string path) : path_(std::move(path)) {}
+
+  // A missing cache is empty; an unreadable or corrupt one is ignored with a
+  // warning and replaced on save.
+  void load(std::vector<std::string>& warnings);
+  // The digest recorded for `path` when its key is unchanged.
+  std::optional<std::string> find(const std::string& path, const FileKey& key);
+  void store(const std::string& path, const FileKey& key, const std::string& hex);
+  // Rewrites the cache atomically when something changed; past 100,000
+  // entries, only those this run used are kept.
+  void save(std::vector<std::string>& warnings) const;
+
+private:
+  struct Entry {
+    FileKey key;
+    std::string hex;
+    bool used = false;
+  };
+  bool parse_line(const std::string& line);
+
+  std::string path_;
+  std::map<std::string, Entry> entries_;
+  bool dirty_ = false;
+};
+
+} // namespace condacuda::sys

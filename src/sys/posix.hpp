@@ -1,0 +1,63 @@
+#pragma once
+// The POSIX toolbox every adapter of the system layer shares: one owner of a
+// file descriptor, one mapping from errno to ErrorCode (so that a failure exits
+// the same way whichever file saw it), and one atomic writer for files and
+// symlinks.
+#include <string>
+#include <string_view>
+
+#include "util/result.hpp"
+
+namespace condacuda::sys {
+
+// Owns a file descriptor; closes it once.
+class Fd {
+public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
+  Fd& operator=(Fd&& other) noexcept;
+  ~Fd();
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  int release() noexcept;
+
+private:
+  int fd_ = -1;
+};
+
+// ENOENT and ENOTDIR (the path, or a folder on it, does not exist) are
+// not_found; everything else the operating system refuses is io.
+ErrorCode error_code_for_errno(int e);
+// "<what>: <strerror(e)>" about `path`, with the code above.
+Error errno_error(int e, std::string_view what, const std::string& path);
+
+// Every temporary file or link condacuda creates is named
+// "<target><temporary_marker><unique>" in the target's folder.
+inline constexpr std::string_view temporary_marker = ".condacuda-tmp-";
+
+// Writes `content` to `path` atomically: a temporary file beside it, created
+// exclusively (never through a planted link), fsync, then renamed over the
+// target with `mode`. Nothing is left behind on failure.
+Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode = 0644);
+
+// Creates or replaces the symlink `path` -> `target` atomically: a temporary
+// link beside it renamed over it. Nothing is left behind on failure.
+Status write_symlink_atomically(const std::string& path, const std::string& target);
+
+// mkdir: true when created, false when a folder (or anything) is already there.
+Result<bool> make_directory(const std::string& path, unsigned mode = 0755);
+// unlink; a path that is already gone is not an error.
+Status remove_file(const std::string& path);
+// rmdir when empty; anything else (not empty, gone) is left as it is.
+void remove_directory_if_empty(const std::string& path);
+
+// realpath, or the lexically normal path when the file does not exist.
+std::string canonical_path(const std::string& path);
+// The real path of the running binary (/proc/self/exe).
+std::string self_executable();
+
+} // namespace condacuda::sys

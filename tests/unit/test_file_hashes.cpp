@@ -1,0 +1,88 @@
+// sys/file_hashes and sys/hash_cache: the hashes `condacuda lock` records,
+// through the persistent cache (hit, miss after a change, corrupt and
+// unreadable caches).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "support/fixture.hpp"
+#include "sys/file_hashes.hpp"
+#include "util/sha256.hpp"
+
+using namespace condacuda;
+namespace fs = std::filesystem;
+
+namespace {
+std::string hex(const std::string& content) { return util::to_hex(util::sha256(content)); }
+
+std::vector<std::string> leftovers(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".condacuda-tmp-") != std::string::npos) out.push_back(e.path().string());
+  return out;
+}
+} // namespace
+
+TEST_CASE("hash_files: digests of the files, then the same digests from the cache") {
+  fixture::TempDir dir("lock-io");
+  fixture::make_dirs(dir / "env/lib");
+  fixture::write_file(dir / "env/lib/a.so", "alpha");
+  fixture::write_file(dir / "env/lib/b.so", std::string(3 << 20, 'b')); // several read chunks
+  std::string cache = dir / "cache/condacuda/hashes";
+  std::vector<std::string> files{"lib/a.so", "lib/b.so"};
+
+  auto first = sys::hash_files(dir / "env", files, cache);
+  CHECK(first.warnings.empty());
+  CHECK(first.sha256_by_file.at("lib/a.so") == hex("alpha"));
+  CHECK(first.sha256_by_file.at("lib/b.so") == hex(std::string(3 << 20, 'b')));
+  CHECK(first.stats.hashed == 2);
+  CHECK(first.stats.from_cache == 0);
+  CHECK(first.stats.bytes_hashed == 5 + (3u << 20));
+  CHECK(fixture::read_file(cache).rfind("condacuda hash cache 1\n", 0) == 0);
+
+  auto second = sys::hash_files(dir / "env", files, cache);
+  CHECK(second.stats.from_cache == 2);
+  CHECK(second.stats.hashed == 0);
+  CHECK(second.sha256_by_file == first.sha256_by_file);
+
+  // Rewritten in place: size and mtime/ctime change, the cache entry no longer matches.
+  fixture::write_file(dir / "env/lib/a.so", "alpha, again");
+  auto third = sys::hash_files(dir / "env", files, cache);
+  CHECK(third.stats.hashed == 1);
+  CHECK(third.sha256_by_file.at("lib/a.so") == hex("alpha, again"));
+  CHECK(leftovers(dir / "cache/condacuda").empty());
+}
+
+TEST_CASE("hash_files: a corrupt cache is ignored with a warning and rewritten; no cache path, no cache") {
+  fixture::TempDir dir("lock-io");
+  fixture::make_dirs(dir / "env");
+  fixture::write_file(dir / "env/x.so", "x");
+  std::string cache = dir / "hashes";
+  for (std::string junk : {std::string("not a cache\n"), std::string("condacuda hash cache 1\nzz\t1\t2\t3\t4\t5\tp\n"),
+                           std::string("condacuda hash cache 1\n") + std::string(64, 'a') + "\t1\t2\t3\t4\tfive\t/p\n"}) {
+    fixture::write_file(cache, junk);
+    auto r = sys::hash_files(dir / "env", {"x.so"}, cache);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].find("hash cache is corrupt; ignored and rewritten") != std::string::npos);
+    CHECK(r.sha256_by_file.at("x.so") == hex("x"));
+    auto again = sys::hash_files(dir / "env", {"x.so"}, cache);
+    CHECK(again.warnings.empty());
+    CHECK(again.stats.from_cache == 1);
+  }
+  auto none = sys::hash_files(dir / "env", {"x.so"}, "");
+  CHECK(none.stats.hashed == 1);
+  CHECK(none.warnings.empty());
+}
+
+TEST_CASE("hash_files: an unreadable cache and an unreadable file are warnings, not failures") {
+  fixture::TempDir dir("lock-io");
+  fixture::make_dirs(dir / "env");
+  fixture::make_dirs(dir / "cache-is-a-dir");
+  fixture::write_file(dir / "env/x.so", "x");
+  auto r = sys::hash_files(dir / "env", {"x.so", "gone.so"}, dir / "cache-is-a-dir");
+  CHECK(r.sha256_by_file.size() == 1);
+  REQUIRE(r.warnings.size() == 3); // cache unreadable, gone.so, cache not saved
+  CHECK(r.warnings[0].find("hash cache ignored") == 0);
+  CHECK(r.warnings[1].find("gone.so") != std::string::npos);
+  CHECK(r.warnings[2].find("hash cache not saved") == 0);
+}
