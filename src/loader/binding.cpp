@@ -124,4 +124,112 @@ Simulator::BoundSymbol Simulator::resolve(const Process& process, int referrer, 
   return {};
 }
 
+// ---------------------------------------------------------------- binding an object's references
+
+namespace {
+const char* const check_match_assertion =
+    "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion `version->filename == NULL || ! "
+    "_dl_name_match_p (version->filename, map)' failed!";
+
+// FNV-1a over the files of the global scope: the key under which binding
+// results in the root-independent scopes are cached.
+std::uint64_t global_scope_fingerprint(const Process& p) {
+  std::uint64_t global = 1469598103934665603ull;
+  for (int g : p.global_scope) {
+    global ^= reinterpret_cast<std::uintptr_t>(p.objects[static_cast<std::size_t>(g)].elf.get());
+    global *= 1099511628211ull;
+  }
+  return global;
+}
+
+// The failures in the order ld.so meets them: relocation order. A symbol no
+// relocation uses is never looked up (dropped); one only PLT relocations use
+// waits for its first call under lazy binding (lazy_only).
+std::vector<UnboundReference> in_relocation_order(const elf::ElfObject& elf, std::vector<UnboundReference> unbound,
+                                                    bool immediate) {
+  auto relocs = elf.relocation_order();
+  std::vector<std::pair<std::size_t, UnboundReference>> met;
+  for (auto& u : unbound) {
+    std::size_t first_use = relocs.empty() ? u.index : relocs.size();
+    bool plt_only = true, used = relocs.empty();
+    for (std::size_t r = 0; r < relocs.size(); ++r) {
+      if (relocs[r].symbol != u.index) continue;
+      if (!used) first_use = r;
+      used = true;
+      plt_only = plt_only && relocs[r].plt;
+    }
+    if (!used) continue;
+    u.lazy_only = !immediate && plt_only;
+    met.emplace_back(first_use, std::move(u));
+  }
+  std::stable_sort(met.begin(), met.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<UnboundReference> out;
+  for (auto& m : met) out.push_back(std::move(m.second));
+  return out;
+}
+
+// What ld.so says about one reference that did not bind (elf/dl-lookup.c
+// _dl_lookup_symbol_x: "undefined symbol: NAME, version VERSION").
+LoadError unbound_error(const Process& p, int object, const UnboundReference& u) {
+  const LoadedObject& obj = p.objects[static_cast<std::size_t>(object)];
+  LoadError e;
+  e.object = object;
+  e.name = std::string(u.symbol.name);
+  e.lazy_only = u.lazy_only;
+  if (u.assertion) {
+    e.kind = ErrorKind::assertion;
+    e.text = check_match_assertion;
+    return e;
+  }
+  e.kind = ErrorKind::undefined_symbol;
+  e.objname = obj.is_main ? p.argv0 : obj.name;
+  e.text = "undefined symbol: " + e.name;
+  if (u.version) {
+    e.text += ", version " + u.version->name;
+    e.version = u.version->name;
+    e.library = u.version->filename;
+  }
+  return e;
+}
+} // namespace
+
+std::vector<UnboundReference> Simulator::unbound_references(const Process& p, int object, std::uint64_t global) {
+  const LoadedObject& obj = p.objects[static_cast<std::size_t>(object)];
+  const auto& versions = versions_of(*obj.elf);
+  std::vector<UnboundReference> out;
+  for (std::uint32_t index : obj.elf->undefined_symbols()) {
+    auto sym = obj.elf->symbol(index);
+    if (!sym || sym->bind == elf::stb_weak) continue; // weak references never fail (E7)
+    if (sym->visibility == elf::stv_hidden || sym->visibility == elf::stv_internal) continue;
+    const VersionRef* version = nullptr;
+    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
+      version = &versions[sym->version];
+    Cached stable = lookup_stable(p, object, index, *sym, version, global);
+    if (stable == Cached::found) continue;
+    if (stable == Cached::assertion) {
+      out.push_back({index, *sym, version, true, false});
+      continue;
+    }
+    Lookup found = lookup(p, object, *sym, version, obj.stable_scopes);
+    if (found.object < 0 || found.assertion) out.push_back({index, *sym, version, found.assertion, false});
+  }
+  return out;
+}
+
+void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
+  const std::uint64_t global = global_scope_fingerprint(p);
+  for (int l : order) {
+    const LoadedObject& obj = p.objects[static_cast<std::size_t>(l)];
+    if (obj.faked || !obj.elf || !obj.elf->has_symbols()) continue;
+    std::vector<UnboundReference> unbound = unbound_references(p, l, global);
+    if (unbound.empty()) continue;
+    bool immediate = binding == Binding::now || config_.bind_now || obj.elf->dynamic().bind_now;
+    for (const UnboundReference& u : in_relocation_order(*obj.elf, std::move(unbound), immediate)) {
+      LoadError e = unbound_error(p, l, u);
+      if (e.lazy_only) report.errors.push_back(std::move(e)); // reported, but the load succeeds
+      else report.fail(std::move(e));
+    }
+  }
+}
+
 } // namespace condacuda::loader

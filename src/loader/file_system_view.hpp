@@ -1,6 +1,6 @@
 #pragma once
 // What the loader model sees of the file system. The core never opens files
-// itself: the system layer implements this interface (sys/file_view.cpp) with
+// itself: the system layer implements this interface (sys/disk_file_view.cpp) with
 // stat + mmap and caching; tests can implement it in memory.
 #include <cstdint>
 #include <memory>

@@ -59,6 +59,12 @@ std::string LoadError::message() const {
   return objname + ": " + text;
 }
 
+void LoadReport::fail(LoadError error) {
+  if (!first) first = error;
+  ok = false;
+  errors.push_back(std::move(error));
+}
+
 StartupOutcome startup_outcome(const LoadReport& report, const std::string& argv0) {
   auto is_map_error = [](ErrorKind k) {
     return k == ErrorKind::not_found || k == ErrorKind::wrong_class || k == ErrorKind::bad_file || k == ErrorKind::dst;

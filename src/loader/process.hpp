@@ -137,6 +137,9 @@ struct LoadReport {
   std::vector<int> searchlist;    // the root's breadth-first list
   std::vector<Edge> edges;
   std::vector<ObjectSummary> objects; // indexed like Edge::from/to and LoadError::object
+
+  // An error that fails the load; the first is what the real loader reports.
+  void fail(LoadError error);
 };
 
 // What a program start-up with this report looks like: ld.so's exit status

@@ -23,15 +23,6 @@ void summarize(const Process& p, std::size_t preexisting, LoadReport& report) {
   }
 }
 
-void record(LoadReport& report, LoadError error) {
-  if (!report.first) report.first = error;
-  report.ok = false;
-  report.errors.push_back(std::move(error));
-}
-
-const char* const check_match_assertion =
-    "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion `version->filename == NULL || ! "
-    "_dl_name_match_p (version->filename, map)' failed!";
 } // namespace
 
 Simulator::Simulator(LoaderConfig config, FileSystemView& files) : config_(std::move(config)), files_(files) {
@@ -60,12 +51,12 @@ std::vector<int> Simulator::map_dependencies(Process& p, int root, bool trace, b
       std::string name = written;
       if (count_dst(written) != 0) {
         if (config_.secure) {
-          record(report, load_error(ErrorKind::dst, written, "DST not allowed in SUID/SGID programs", l));
+          report.fail(load_error(ErrorKind::dst, written, "DST not allowed in SUID/SGID programs", l));
           continue;
         }
         name = expand_dst(written, dst_values(p, l));
         if (name.empty()) {
-          record(report, load_error(ErrorKind::dst, written, "empty dynamic string token substitution", l));
+          report.fail(load_error(ErrorKind::dst, written, "empty dynamic string token substitution", l));
           continue;
         }
       }
@@ -76,7 +67,7 @@ std::vector<int> Simulator::map_dependencies(Process& p, int root, bool trace, b
       report.edges.push_back(std::move(edge));
       if (m.error) {
         m.error->object = l;
-        record(report, *m.error);
+        report.fail(*m.error);
       }
       if (m.object < 0) continue;
       if (!in_list[at(m.object)]) {
@@ -138,12 +129,12 @@ void Simulator::check_versions(const Process& p, const std::vector<int>& objects
         e.name = std::string(aux.name);
         e.version = e.name;
         e.library = file;
-        record(report, std::move(e));
+        report.fail(std::move(e));
       }
     }
     // After the version needs, in the same pass (glibc >= 2.36).
     if (config_.glibc_minor >= 36 && relr_without_abi_version(*obj.elf))
-      record(report, load_error(ErrorKind::bad_file, obj.is_main ? p.argv0 : obj.name,
+      report.fail(load_error(ErrorKind::bad_file, obj.is_main ? p.argv0 : obj.name,
                                 "DT_RELR without GLIBC_ABI_DT_RELR dependency", m));
   }
 }
@@ -186,89 +177,6 @@ void Simulator::set_scope(Process& p, int object, int local_root) const {
   if (local_root >= 0 && local_root != p.main) obj.scope.push_back(p.objects[at(local_root)].searchlist);
 }
 
-void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
-  std::uint64_t global = 1469598103934665603ull; // FNV-1a over the global scope's files
-  for (int g : p.global_scope) {
-    global ^= reinterpret_cast<std::uintptr_t>(p.objects[at(g)].elf.get());
-    global *= 1099511628211ull;
-  }
-  for (int l : order) {
-    const LoadedObject& obj = p.objects[at(l)];
-    if (obj.faked || !obj.elf || !obj.elf->has_symbols()) continue;
-    const auto& versions = versions_of(*obj.elf);
-    struct Failure {
-      std::uint32_t index;
-      elf::Symbol symbol;
-      const VersionRef* version;
-      bool assertion;
-    };
-    std::vector<Failure> failures;
-    for (std::uint32_t index : obj.elf->undefined_symbols()) {
-      auto sym = obj.elf->symbol(index);
-      if (!sym || sym->bind == elf::stb_weak) continue; // weak references never fail (E7)
-      if (sym->visibility == elf::stv_hidden || sym->visibility == elf::stv_internal) continue;
-      const VersionRef* version = nullptr;
-      if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
-        version = &versions[sym->version];
-      Cached stable = lookup_stable(p, l, index, *sym, version, global);
-      if (stable == Cached::found) continue;
-      if (stable == Cached::assertion) {
-        failures.push_back({index, *sym, version, true});
-        continue;
-      }
-      Lookup found = lookup(p, l, *sym, version, obj.stable_scopes);
-      if (found.object < 0 || found.assertion) failures.push_back({index, *sym, version, found.assertion});
-    }
-    if (failures.empty()) continue;
-    // Order the failures as ld.so meets them: relocation order. A symbol no
-    // relocation uses is never looked up; PLT-only ones wait for the first
-    // call under lazy binding.
-    auto relocs = obj.elf->relocation_order();
-    bool immediate = binding == Binding::now || config_.bind_now || obj.elf->dynamic().bind_now;
-    std::vector<std::pair<std::size_t, Failure>> ordered;
-    for (const auto& f : failures) {
-      std::size_t first_use = relocs.empty() ? f.index : relocs.size();
-      bool plt_only = true, used = relocs.empty();
-      for (std::size_t r = 0; r < relocs.size(); ++r) {
-        if (relocs[r].symbol != f.index) continue;
-        if (!used) first_use = r;
-        used = true;
-        plt_only = plt_only && relocs[r].plt;
-      }
-      if (!used) continue;
-      Failure copy = f;
-      copy.assertion = f.assertion;
-      ordered.emplace_back(first_use, copy);
-      if (!immediate && plt_only) ordered.back().second.symbol.bind = 0xff; // marks lazy-only below
-    }
-    std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [pos, f] : ordered) {
-      LoadError e;
-      e.object = l;
-      e.name = std::string(f.symbol.name);
-      e.lazy_only = f.symbol.bind == 0xff;
-      if (f.assertion) {
-        e.kind = ErrorKind::assertion;
-        e.text = check_match_assertion;
-      } else {
-        e.kind = ErrorKind::undefined_symbol;
-        e.objname = obj.is_main ? p.argv0 : obj.name;
-        e.text = "undefined symbol: " + e.name;
-        if (f.version) {
-          e.text += ", version " + f.version->name;
-          e.version = f.version->name;
-          e.library = f.version->filename;
-        }
-      }
-      if (e.lazy_only) {
-        report.errors.push_back(std::move(e)); // reported, but the load succeeds
-      } else {
-        record(report, std::move(e));
-      }
-    }
-  }
-}
-
 LoadReport Simulator::start_program(Process& p, const std::string& program, const std::string& argv0, bool trace) {
   LoadReport report;
   p = Process{};
@@ -276,7 +184,7 @@ LoadReport Simulator::start_program(Process& p, const std::string& program, cons
   const OpenedFile& opened = files_.open_verify(absolute(program));
   if (!opened.elf) {
     std::string why = opened.opened() ? "not a loadable program: " + opened.parse_error : std::string("cannot open program");
-    record(report, load_error(ErrorKind::bad_file, program, why, -1));
+    report.fail(load_error(ErrorKind::bad_file, program, why, -1));
     return report;
   }
   LoadedObject main;
@@ -367,7 +275,7 @@ LoadReport Simulator::dlopen_in(Process& p, const std::string& file, Binding bin
   MapResult m = map_object(p, requester, file, false, true, /*callmap=*/true);
   report.edges.push_back(Edge{requester, file, m.error ? -1 : m.object, m.via, m.dir, m.element, m.tried});
   if (m.error) {
-    record(report, *m.error);
+    report.fail(*m.error);
     summarize(p, preexisting, report);
     return report;
   }

@@ -22,6 +22,15 @@ enum class Visibility { local, global }; // RTLD_LOCAL / RTLD_GLOBAL
 // a C program that needs only libc (what a dlopen probe is).
 inline const std::vector<std::string> minimal_program_needs{"libc.so.6"};
 
+// A reference of a loaded object that did not bind (binding.cpp).
+struct UnboundReference {
+  std::uint32_t index = 0; // in the object's dynamic symbol table
+  elf::Symbol symbol;
+  const VersionRef* version = nullptr;
+  bool assertion = false; // check_match would assert (glibc 2.31-2.40)
+  bool lazy_only = false; // only PLT relocations use it under lazy binding: fails when first called
+};
+
 class Simulator {
 public:
   Simulator(LoaderConfig config, FileSystemView& files);
@@ -106,6 +115,7 @@ private:
   std::vector<int> map_dependencies(Process& p, int root, bool trace, bool dlopen_mode, LoadReport& report);
   void check_versions(const Process& p, const std::vector<int>& objects, LoadReport& report);
   void bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report);
+  std::vector<UnboundReference> unbound_references(const Process& p, int object, std::uint64_t global_fingerprint);
   std::vector<int> sort_maps(const Process& p, const std::vector<int>& maps, bool force_first) const;
   void set_scope(Process& p, int object, int local_root) const;
   LoadReport start_common(Process& p, bool trace, LoadReport& report);
