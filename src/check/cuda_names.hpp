@@ -7,7 +7,7 @@
 
 namespace condacuda::check {
 
-// CUresult values the check acts on (gpu-check.md, "Driver").
+// CUresult values the check acts on (docs/gpu-check.md, "Driver").
 namespace cu {
 inline constexpr int success = 0;
 inline constexpr int not_initialized = 3;

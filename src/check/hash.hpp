@@ -3,7 +3,7 @@
 // is a pure function of (key, i). The device fills its buffers with it (the
 // PTX in check/ptx.cpp implements exactly these integer steps) and the host
 // recomputes any sampled element for the fp64 reference, without copying
-// gigabytes back (reference/gpu-check.md, "A design that fits", 2 and 4).
+// gigabytes back (docs/gpu-check.md, "A design that fits", 2 and 4).
 #include <bit>
 #include <cstdint>
 
@@ -29,7 +29,7 @@ constexpr std::uint32_t stream_key(std::uint32_t seed) { return mix32(seed ^ 0x9
 constexpr std::uint32_t element_hash(std::uint32_t key, std::uint32_t index) { return mix32(mix32(index) + key); }
 
 // A value in [-1, 1) with a full 24-bit mantissa (zeros and short mantissas
-// make GEMMs run faster than real data: gpu-check.md, "H200 reference
+// make GEMMs run faster than real data: docs/gpu-check.md, "H200 reference
 // figures"). Every step is exact in fp32 (h >> 8 < 2^24; scaling by 2^-23 and
 // subtracting 1 lose no bits), so host and device agree bit for bit.
 constexpr float unit_value(std::uint32_t hash) {

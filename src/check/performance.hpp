@@ -1,5 +1,5 @@
 #pragma once
-// Rates and the fraction of the device's peak (gpu-check.md, step 5). Pure.
+// Rates and the fraction of the device's peak (docs/gpu-check.md, step 5). Pure.
 #include <optional>
 #include <vector>
 

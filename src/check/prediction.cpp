@@ -14,7 +14,7 @@ struct ComponentSpec {
 };
 // The probe's dlopen order: the driver; cudart; cublasLt before cublas
 // (torch does, so that cublas's NEEDED finds the Lt already loaded rather
-// than one through RUNPATH: gpu-check.md, "cuBLAS"); cusparse before
+// than one through RUNPATH: docs/gpu-check.md, "cuBLAS"); cusparse before
 // nvJitLink, so that cusparse's NEEDED libnvJitLink is searched for like in a
 // consumer (an nvJitLink opened first would satisfy it by soname and hide an
 // older one on LD_LIBRARY_PATH).
@@ -110,7 +110,7 @@ ProbePlan plan_probe(const inventory::Inventory& inv, const loader::LoaderConfig
     PlannedLibrary planned;
     planned.request.component = spec.component;
     if (spec.component == Component::driver) {
-      planned.soname = planned.request.open = "libcuda.so.1"; // never libcuda.so (gpu-check.md, "Driver")
+      planned.soname = planned.request.open = "libcuda.so.1"; // never libcuda.so (docs/gpu-check.md, "Driver")
       planned.reason = "the driver is not part of the env: by soname";
     } else {
       const inventory::Library* lib = choose(inv, spec);

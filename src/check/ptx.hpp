@@ -1,7 +1,7 @@
 #pragma once
 // The one PTX module the check links with nvJitLink and launches through the
 // driver. `.version 7.0 .target sm_75`: nvJitLink 12.x and 13.x accept it and
-// link it for the device's architecture (gpu-check.md, "nvJitLink": a too-new
+// link it for the device's architecture (docs/gpu-check.md, "nvJitLink": a too-new
 // .version made AddData fail while Complete still succeeded).
 #include <array>
 #include <string>

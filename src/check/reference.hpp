@@ -1,7 +1,7 @@
 #pragma once
 // Validation math of the GPU check: the fp64 host reference of sampled
 // output entries, recomputed from the same hash the device filled the inputs
-// with (check/hash.hpp), and the error measure of gpu-check.md step 4:
+// with (check/hash.hpp), and the error measure of docs/gpu-check.md step 4:
 // |gpu - ref| / sum|a*b| per entry; NaN or Inf fails. Pure.
 #include <cstdint>
 #include <span>
@@ -9,7 +9,7 @@
 
 namespace condacuda::check {
 
-// Tolerances on the error relative to sum|a*b| (gpu-check.md, step 4).
+// Tolerances on the error relative to sum|a*b| (docs/gpu-check.md, step 4).
 namespace tolerance {
 inline constexpr double gemm_fp32_pedantic = 1e-5;
 inline constexpr double gemm_bf16 = 1e-5; // bf16 inputs, fp32 accumulate and output

@@ -1,5 +1,5 @@
 #pragma once
-// Problem sizes of the GPU check (gpu-check.md, step 3), and the smaller
+// Problem sizes of the GPU check (docs/gpu-check.md, step 3), and the smaller
 // ones of --quick. They travel to the probe in its request, so a test can
 // ask for tiny ones. Pure.
 #include <cstdint>

@@ -57,7 +57,7 @@ struct CheckReport {
 };
 
 // Variables in the probe's environment that change what the check measures
-// (gpu-check.md step 5: TF32 override variables), in the given order.
+// (docs/gpu-check.md step 5: TF32 override variables), in the given order.
 std::vector<CheckWarning> environment_warnings(const std::vector<std::pair<std::string, std::string>>& environment);
 
 // Warnings from the probe's report: persistence mode off, skipped steps,

@@ -1,6 +1,6 @@
 // Symbol binding: the l_versions table (_dl_check_map_versions), check_match
 // and do_lookup_x of glibc's elf/dl-version.c and elf/dl-lookup.c
-// (loader.md §6.3, §6.4, §7).
+// (docs/loader-model.md §6.3, §6.4, §7).
 #include <algorithm>
 
 #include "elf/elf_constants.hpp"

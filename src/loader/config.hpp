@@ -1,6 +1,6 @@
 #pragma once
 // Everything about the target machine and process that ld.so's behaviour
-// depends on but that is not stored in the ELF files (loader.md §0). The model
+// depends on but that is not stored in the ELF files (docs/loader-model.md §0). The model
 // takes these as explicit values; sys/machine.cpp fills the defaults from the
 // running machine.
 #include <cstdint>
@@ -43,7 +43,7 @@ struct LoaderConfig {
 CacheLookupConfig cache_lookup_config(const LoaderConfig& config);
 
 // Subdirectories tried inside every search directory, best first, ending with
-// "" (the directory itself) — loader.md §4 for the configured glibc version.
+// "" (the directory itself) — docs/loader-model.md §4 for the configured glibc version.
 std::vector<std::string> hwcaps_subdirs(const LoaderConfig& config);
 
 } // namespace condacuda::loader

@@ -252,7 +252,7 @@ std::optional<Run> find_run(const std::vector<CacheEntry>& entries, std::string_
   return std::nullopt;
 }
 
-// dl_cache_hwcap_isa_level_compatible (sysdeps/x86/dl-cache.h): the level n
+// dl_cache_hwcap_isa_level_compatible (sysdeps/x86/dl-isa-level.h): the level n
 // in bits 32-41 needs bit n of the CPU's ISA mask. Levels >= 32 cannot be in
 // a 32-bit mask (glibc's shift would be undefined); they never match.
 bool isa_level_compatible(const CacheEntry& e, std::uint32_t isa_level_mask) {
@@ -292,7 +292,7 @@ const char* to_string(CacheFormat format) {
 
 Result<LdSoCache> parse_ld_so_cache(std::span<const std::byte> bytes) {
   ByteReader r(bytes);
-  // _dl_maybe_load_ldsocache tries the new-only layout first, then the old
+  // _dl_load_cache_lookup tries the new-only layout first, then the old
   // table (which may carry a new table after it).
   if (has_magic(r, 0, new_magic)) return read_new_cache(r, 0, CacheFormat::new_format);
   if (has_magic(r, 0, old_magic)) return read_old_or_compat(r);
@@ -370,7 +370,7 @@ std::optional<std::string> cache_lookup(const LdSoCache& cache, std::string_view
   std::uint32_t best_priority = 0;
   for (std::size_t i = run->first; i <= run->last; ++i) {
     const CacheEntry& e = cache.entries[i];
-    // _dl_cache_check_flags (sysdeps/x86_64/dl-cache.h) is an exact match,
+    // _dl_cache_check_flags (sysdeps/unix/sysv/linux/x86_64/dl-cache.h) is an exact match,
     // and _dl_cache_verify_ptr guards the value offset.
     if (e.flags != config.required_flags || !e.value_in_range) continue;
     if (!has_hwcap_field) return e.value;

@@ -1,8 +1,8 @@
 #pragma once
 // /etc/ld.so.cache: the parser and glibc's lookup over it, as pure functions
 // (the bytes arrive as a value; reading the file is the system layer's job).
-// Spec: reference/loader.md section 5. Sources: glibc elf/dl-cache.c,
-// sysdeps/generic/dl-cache.h, sysdeps/x86/dl-cache.h, sysdeps/x86_64/dl-cache.h,
+// Spec: docs/loader-model.md section 5. Sources: glibc elf/dl-cache.c,
+// sysdeps/generic/dl-cache.h, sysdeps/x86/dl-isa-level.h, sysdeps/unix/sysv/linux/x86_64/dl-cache.h,
 // elf/dl-hwcaps.c, elf/cache.c (the writer, ldconfig).
 #include <cstddef>
 #include <cstdint>
@@ -59,7 +59,7 @@ struct LdSoCache {
 };
 
 // Parses old ("ld.so-1.7.0"), compat (old table + padding + new header) and
-// new ("glibc-ld.so.cache1.1") files, choosing the table as _dl_maybe_load_ldsocache
+// new ("glibc-ld.so.cache1.1") files, choosing the table as _dl_load_cache_lookup
 // (elf/dl-cache.c) does: the new table whenever a valid one exists.
 // Every count, offset and string is checked against the buffer. Errors:
 // ErrorCode::corrupt for a bad magic, a file no longer than its header, an
@@ -96,7 +96,7 @@ struct CacheLookupConfig {
 // is out of range are skipped; glibc-hwcaps entries compete by priority
 // (position in active_hwcaps, lowest wins, first seen on a tie); the first
 // acceptable plain entry ends the search, unless an hwcaps candidate was
-// already found, which then wins. See reference/loader.md section 5.
+// already found, which then wins. See docs/loader-model.md section 5.
 std::optional<std::string> cache_lookup(const LdSoCache& cache, std::string_view name,
                                         const CacheLookupConfig& config);
 

@@ -1,6 +1,6 @@
 #pragma once
 // Dynamic string tokens and search-path lists, as elf/dl-load.c builds them
-// (loader.md §3): $ORIGIN/$PLATFORM/$LIB expansion (is_dst,
+// (docs/loader-model.md §3): $ORIGIN/$PLATFORM/$LIB expansion (is_dst,
 // _dl_dst_substitute), and the splitting, normalising and de-duplication of
 // RPATH, RUNPATH and LD_LIBRARY_PATH (decompose_rpath, fillin_rpath,
 // _dl_init_paths).

@@ -1,5 +1,5 @@
 // Finding and mapping one object: _dl_map_object and open_path of
-// glibc's elf/dl-load.c (loader.md §2).
+// glibc's elf/dl-load.c (docs/loader-model.md §2).
 #include <cerrno>
 #include <cstring>
 

@@ -1,6 +1,6 @@
 // Loading: _dl_map_object_deps (breadth-first mapping), _dl_check_map_versions,
 // _dl_sort_maps and _dl_relocate_object's symbol lookups, for program start-up
-// (elf/rtld.c) and dlopen (elf/dl-open.c). loader.md §1, §6, §7.
+// (elf/rtld.c) and dlopen (elf/dl-open.c). docs/loader-model.md §1, §6, §7.
 #include "loader/simulator.hpp"
 
 #include <algorithm>

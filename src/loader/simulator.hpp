@@ -1,5 +1,5 @@
 #pragma once
-// A model of glibc's ld.so (loader.md): program start-up and dlopen on a
+// A model of glibc's ld.so (docs/loader-model.md): program start-up and dlopen on a
 // simulated process, with the search order, version checks and symbol binding
 // of the real loader, and its error texts. Pure: files are seen only through
 // FileSystemView, machine facts only through LoaderConfig.

@@ -35,7 +35,7 @@ struct Symbols {
 
 // check_match of glibc's elf/dl-lookup.c for one object: a visible definition
 // of that name with that version, or an unversioned one a non-hidden reference
-// accepts (loader.md §6.4 E5b). loader/binding.cpp has the full rules, tied to
+// accepts (docs/loader-model.md §6.4 E5b). loader/binding.cpp has the full rules, tied to
 // a simulated process; here only "is it there at all" matters.
 bool defines(const Symbols& p, std::string_view name, const loader::VersionRef& wanted) {
   bool found = false;

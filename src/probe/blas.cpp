@@ -1,4 +1,4 @@
-// cuBLAS GEMMs of the probe (gpu-check.md, "cuBLAS" and step 3-4).
+// cuBLAS GEMMs of the probe (docs/gpu-check.md, "cuBLAS" and step 3-4).
 #include <cstdio>
 
 #include "check/cuda_names.hpp"
@@ -85,7 +85,7 @@ check::StepResult gemm_step(StepContext& ctx, const BlasApi& blas, cublasHandle_
   step.unit = "flop";
   step.work = 2.0 * n * double(n) * n;
   step.tolerance = spec.tolerance;
-  bool twice = kind == GemmKind::bf16; // run twice and compare bitwise (gpu-check.md step 4)
+  bool twice = kind == GemmKind::bf16; // run twice and compare bitwise (docs/gpu-check.md step 4)
   GemmBuffers buf;
   if (auto s = prepare(ctx, buf, spec, n, twice); !s) return failed(step, s.error());
   const float alpha = 1.0f, beta = 0.0f;

@@ -3,7 +3,7 @@
 // condacuda needs no CUDA headers or libraries (the probe dlopens them).
 // Types and values as in the CUDA 13.0 headers (cuda.h, cublas_api.h,
 // cusparse.h, nvJitLink.h, library_types.h) and unchanged since 12.0 for
-// everything used here (gpu-check.md). Handles are opaque pointers; enums
+// everything used here (docs/gpu-check.md). Handles are opaque pointers; enums
 // are int.
 #include <cstddef>
 #include <cstdint>
@@ -20,7 +20,7 @@ using CUevent = struct CUevent_opaque*;
 using CUmodule = struct CUmodule_opaque*;
 using CUfunction = struct CUfunction_opaque*;
 
-// cuDeviceGetAttribute (gpu-check.md, "Driver").
+// cuDeviceGetAttribute (docs/gpu-check.md, "Driver").
 namespace attr {
 inline constexpr int clock_rate = 13;
 inline constexpr int multiprocessor_count = 16;

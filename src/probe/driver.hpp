@@ -27,7 +27,7 @@ struct DriverResolution {
 
 // cuInit, cuDriverGetVersion and cuGetErrorName by dlsym (unversioned in
 // every driver); the rest through cuGetProcAddress_v2(name, &fn, 12000, 0,
-// &status) — gpu-check.md, "Driver": unversioned names are the old ABI — or,
+// &status) — docs/gpu-check.md, "Driver": unversioned names are the old ABI — or,
 // on drivers older than 12.0, by dlsym of their _v2 names.
 DriverResolution resolve_driver(void* libcuda);
 

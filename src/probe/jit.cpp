@@ -85,7 +85,7 @@ Result<LinkedCubin> link_ptx(const JitApi& api, std::string_view ptx, const std:
   const char* options[] = {arch_option.c_str()};
   if (int r = api.create(&link.handle, 1, options); r != 0) return link.failure("nvJitLinkCreate", r);
   // Every call is checked: a PTX that AddData rejects can still let Complete
-  // succeed with a cubin that has no kernels (gpu-check.md, "nvJitLink").
+  // succeed with a cubin that has no kernels (docs/gpu-check.md, "nvJitLink").
   if (int r = api.add_data(link.handle, nvjitlink_input_ptx, ptx.data(), ptx.size(), "condacuda_check.ptx"); r != 0)
     return link.failure("nvJitLinkAddData", r);
   if (int r = api.complete(link.handle); r != 0) return link.failure("nvJitLinkComplete", r);

@@ -1,6 +1,6 @@
 #pragma once
 // nvJitLink in the probe: entry points resolved across the naming schemes
-// (gpu-check.md, "nvJitLink": the header maps nvJitLinkCreate to
+// (docs/gpu-check.md, "nvJitLink": the header maps nvJitLinkCreate to
 // __nvJitLinkCreate_13_0; 13.x exports both, some builds only the versioned
 // names: try plain, then _13_0, then _12_0), the embedded PTX linked for the
 // device's architecture with every return code and the error log checked,

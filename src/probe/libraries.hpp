@@ -1,7 +1,7 @@
 #pragma once
 // The probe's dlopen phase: each library of the request opened with
 // RTLD_NOW | RTLD_LOCAL (an nvJitLink mismatch then fails at dlopen with a
-// readable dlerror: gpu-check.md, "cuSPARSE"), the file the loader really
+// readable dlerror: docs/gpu-check.md, "cuSPARSE"), the file the loader really
 // mapped (dlinfo RTLD_DI_LINKMAP), and every object in the process
 // afterwards (dl_iterate_phdr) for the comparison with the loader model.
 #include <string>

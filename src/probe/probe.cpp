@@ -194,7 +194,7 @@ private:
     auto linked = jit_link(h, arch, step, out_);
     if (!linked) return out_.step(failed(step, linked.error())), false;
     auto start = std::chrono::steady_clock::now();
-    // The cubin, not the PTX, goes to the driver: no driver-side PTX version check (gpu-check.md).
+    // The cubin, not the PTX, goes to the driver: no driver-side PTX version check (docs/gpu-check.md).
     if (auto s = module.load(linked->image); !s) return out_.step(failed(step, s.error())), false;
     CUfunction* slots[] = {&kernels.fill_f32, &kernels.fill_bf16, &kernels.fill_csr, &kernels.saxpy, &kernels.count_diff};
     for (std::size_t i = 0; i < check::all_kernels.size(); ++i) {

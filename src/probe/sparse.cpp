@@ -1,4 +1,4 @@
-// cuSPARSE CSR SpMV and SpMM of the probe (gpu-check.md, "cuSPARSE"): the
+// cuSPARSE CSR SpMV and SpMM of the probe (docs/gpu-check.md, "cuSPARSE"): the
 // generic API, same signatures in 12 and 13; a banded matrix whose x fits in
 // L2, so SpMV is bound by the matrix stream (60-85 % of the copy bandwidth).
 #include "check/cuda_names.hpp"

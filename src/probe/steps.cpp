@@ -98,7 +98,7 @@ check::StepResult copy_step(StepContext& c) {
   std::uint64_t n = c.sizes.copy_bytes / 4, bytes = n * 4;
   step.size = bytes_text(bytes);
   step.unit = "byte";
-  step.work = 2.0 * static_cast<double>(bytes); // read + write, as the H200 figure in gpu-check.md counts
+  step.work = 2.0 * static_cast<double>(bytes); // read + write, as the H200 figure in docs/gpu-check.md counts
   DeviceBuffer src, dst;
   if (auto s = c.gpu.alloc(src, bytes, "copy source"); !s) return failed(step, s.error());
   if (auto s = c.gpu.alloc(dst, bytes, "copy destination"); !s) return failed(step, s.error());

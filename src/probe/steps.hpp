@@ -1,5 +1,5 @@
 #pragma once
-// The measured steps of the probe (gpu-check.md, "A design that fits", 2-4).
+// The measured steps of the probe (docs/gpu-check.md, "A design that fits", 2-4).
 // Each allocates what it needs, fills it on the device with the JIT-linked
 // kernels (the counter-based hash of check/hash.hpp), runs and times its
 // operation, validates sampled entries against the fp64 host reference and

@@ -1,5 +1,5 @@
 #pragma once
-// The running machine's loader facts (loader.md §0), found without starting a
+// The running machine's loader facts (docs/loader-model.md §0), found without starting a
 // process: glibc version, CPU ISA level, AT_PLATFORM, the system directories
 // and /etc/ld.so.cache. `ld.so --list-diagnostics` prints the same facts; a
 // test compares the two.

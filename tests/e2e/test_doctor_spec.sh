@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # doctor against the real loader on a fixture env built to exercise the loader
-# spec (reference/loader.md): the RPATH chain versus RUNPATH, a missing
+# spec (docs/loader-model.md): the RPATH chain versus RUNPATH, a missing
 # version, a glibc-hwcaps subfolder, weak references, and LD_LIBRARY_PATH
 # entries that hold a short file, a 32-bit ELF, or the current directory.
 # All libraries are compiled here from C and named as CUDA components so that

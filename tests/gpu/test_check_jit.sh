@@ -2,7 +2,7 @@
 # The check's PTX module through the env's real nvJitLink 13, without a GPU
 # (nvJitLink is a compiler): it links for sm_75, sm_90 (H100/H200) and sm_100
 # into a cubin holding every kernel, and sm_70 is refused with
-# NVJITLINK_ERROR_UNSUPPORTED_ARCH (gpu-check.md, "nvJitLink").
+# NVJITLINK_ERROR_UNSUPPORTED_ARCH (docs/gpu-check.md, "nvJitLink").
 source "$(dirname "$0")/lib.sh"
 
 make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this machine"

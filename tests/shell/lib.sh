@@ -41,7 +41,7 @@ render_hooks_tool() {
 # the driver as environment variables (T_1, T_2, ...), never through its source text,
 # so the harness needs no quoting of its own.
 #
-# conda semantics emulated (conda/activate.py; reference/cuda-and-conda.md section 4):
+# conda semantics emulated (conda/activate.py, _Activator and its activate/deactivate/reactivate):
 #   activate P        old env's deactivate.d (CONDA_PREFIX still old), then
 #                     CONDA_PREFIX=P and P's activate.d, sorted
 #   activate P stack  as above without the old env's deactivate.d

@@ -169,7 +169,7 @@ TEST_CASE("validation: error relative to sum|a*b|, tolerance, NaN and Inf fail")
   CHECK(relative_error(0.5, {0.0, 0.0}) == 0.5); // no magnitude: absolute
   // Sizes must agree.
   CHECK_FALSE(validate(std::vector<float>{1.0f}, refs, 1.0).ok);
-  // Tolerances of gpu-check.md step 4.
+  // Tolerances of docs/gpu-check.md step 4.
   CHECK(tolerance::gemm_fp32_pedantic == 1e-5);
   CHECK(tolerance::gemm_bf16 == 1e-5);
   CHECK(tolerance::gemm_tf32 == 2e-3);

@@ -1,4 +1,4 @@
-// One test per rule of loader.md §9, each comparing the simulator with the
+// One test per rule of docs/loader-model.md §9, each comparing the simulator with the
 // real ld.so (the dlopen probe, or running a program) on fixtures compiled
 // here from small C sources.
 #include <doctest/doctest.h>
