@@ -172,7 +172,10 @@ Status ElfObject::parse_dynamic_entries() {
   }
   if (dynamic_.flags & df_symbolic) dynamic_.symbolic = true;
   if ((dynamic_.flags & df_bind_now) || (dynamic_.flags_1 & df_1_now)) dynamic_.bind_now = true;
+  return resolve_dynamic_strings();
+}
 
+Status ElfObject::resolve_dynamic_strings() {
   bool needs_strings = !needed_offsets_.empty() || soname_off_ || rpath_off_ || runpath_off_ ||
                        !filter_offsets_.empty() || !aux_offsets_.empty() || verdef_ || verneed_ || symtab_;
   if (!needs_strings) return ok_status();

@@ -176,6 +176,7 @@ private:
   ElfObject() = default;
   Status parse_headers();
   Status parse_dynamic_entries();
+  Status resolve_dynamic_strings(); // DT_STRTAB located, every name the section gives read from it
   Status parse_symbols();
   Status parse_verdefs(std::uint64_t offset, std::uint64_t count);
   Status check_verdaux_chain(std::uint64_t aux, std::uint16_t count) const;
