@@ -7,6 +7,7 @@
 
 #include "support/fixture.hpp"
 #include "sys/file_hashes.hpp"
+#include "sys/posix.hpp"
 #include "util/sha256.hpp"
 
 using namespace condacuda;
@@ -15,11 +16,9 @@ namespace fs = std::filesystem;
 namespace {
 std::string hex(const std::string& content) { return util::to_hex(util::sha256(content)); }
 
+// Temporaries an atomic write left behind.
 std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().find(".condacuda-tmp-") != std::string::npos) out.push_back(e.path().string());
-  return out;
+  return fixture::entries_named(dir, std::string(sys::temporary_marker));
 }
 } // namespace
 

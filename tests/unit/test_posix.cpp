@@ -14,11 +14,9 @@ using namespace condacuda;
 namespace fs = std::filesystem;
 
 namespace {
+// Temporaries an atomic write left behind.
 std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().find(".condacuda-tmp-") != std::string::npos) out.push_back(e.path().string());
-  return out;
+  return fixture::entries_named(dir, std::string(sys::temporary_marker));
 }
 } // namespace
 

@@ -40,6 +40,13 @@ void write_file(const std::string& path, const std::string& content) {
   if (!f) throw std::runtime_error("cannot write " + path);
 }
 
+std::vector<std::string> entries_named(const std::string& dir, const std::string& part) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().find(part) != std::string::npos) out.push_back(e.path().string());
+  return out;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;

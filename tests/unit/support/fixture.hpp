@@ -27,6 +27,8 @@ private:
 void write_file(const std::string& path, const std::string& content);
 void make_dirs(const std::string& path);
 std::string read_file(const std::string& path);
+// Paths of the entries of `dir` whose name contains `part` (e.g. leftover temporaries).
+std::vector<std::string> entries_named(const std::string& dir, const std::string& part);
 
 // gcc <args...>; throws with the compiler's output on failure.
 void gcc(const std::vector<std::string>& args);
