@@ -80,8 +80,10 @@ RepairOutcome repair(const RepairOptions& options) {
   if (!o.verification.ok)
     return finish(std::move(o), RepairStatus::cannot_repair,
                   "the plan does not make every root load (see the failing situations above)");
+  auto tree = sys::PrefixTree::open(prefix);
+  if (!tree) return failed(std::move(o), tree.error());
   o.changes = repair::compute_changes(*desired, *previous,
-                                      sys::read_path_states(prefix, repair::paths_of(*desired, *previous)), tool);
+                                      sys::read_path_states(*tree, repair::paths_of(*desired, *previous)), tool);
   if (o.changes->conflicts())
     return finish(std::move(o), RepairStatus::conflict,
                   "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again");

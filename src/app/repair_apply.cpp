@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <ranges>
 #include <set>
 
-#include "sys/env_lock.hpp"
-#include "sys/mapped_file.hpp"
-#include "sys/posix.hpp"
+#include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
 
 namespace condacuda::app {
@@ -16,42 +15,60 @@ namespace fs = std::filesystem;
 
 namespace {
 constexpr auto lock_wait = std::chrono::seconds(30);
-constexpr const char* lock_file = "etc/condacuda/.lock";
+constexpr const char* own_folder = "etc/condacuda"; // the manifest's folder: condacuda's own namespace
 
-std::string join(const std::string& prefix, const std::string& rel) { return prefix + "/" + rel; }
-
-// Creates the folders the wanted files need, parents first; returns those it created.
-Result<std::vector<std::string>> make_folders(const std::string& prefix, const std::vector<std::string>& files) {
-  std::vector<std::string> created;
-  std::set<std::string> wanted{"etc/condacuda"};
-  for (const auto& f : files)
-    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) wanted.insert(p.generic_string());
-  for (const auto& rel : wanted) { // std::set order: parents before children
-    auto made = sys::make_directory(join(prefix, rel));
-    if (!made) return made.error();
-    if (*made) created.push_back(rel);
-  }
-  return created;
+// `rel` and every folder above it, parents first ("etc", "etc/conda", ...).
+std::vector<std::string> folders_to(const std::string& rel) {
+  std::vector<std::string> out;
+  for (fs::path p = fs::path(rel); !p.empty(); p = p.parent_path()) out.insert(out.begin(), p.generic_string());
+  return out;
 }
 
-Status write_manifest(const std::string& prefix, const repair::Manifest& m) {
-  std::string path = join(prefix, repair::manifest_path);
+// The folders the entries live in, parents first, each once.
+std::vector<std::string> folders_of(const std::vector<std::string>& paths) {
+  std::set<std::string> all;
+  for (const auto& path : paths)
+    for (const auto& f : folders_to(fs::path(path).parent_path().generic_string())) all.insert(f);
+  return {all.begin(), all.end()}; // std::set order: parents before children
+}
+
+bool holds_only(const std::string& dir, const std::string& child) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename() != child) return false;
+  return !ec;
+}
+
+// An etc/condacuda without a manifest is what a run killed before its first
+// journal left (or an undo killed after removing the manifest): condacuda's
+// own, as is an `etc` that holds nothing else. Returns those folders.
+std::vector<std::string> leftover_own_folders(sys::PrefixTree& tree) {
+  std::vector<std::string> out;
+  tree.remove_temporaries(own_folder);
+  if (tree.state(own_folder).kind != repair::PathState::Kind::other || !holds_only(tree.path() + "/" + own_folder, ""))
+    return out;
+  out.push_back(own_folder);
+  if (holds_only(tree.path() + "/etc", "condacuda")) out.insert(out.begin(), "etc");
+  return out;
+}
+
+Status write_manifest(sys::PrefixTree& tree, const repair::Manifest& m) {
   std::string text = repair::render_manifest(m);
-  if (auto existing = sys::read_text_file(path); existing && *existing == text) return ok_status();
-  return sys::write_file_atomically(path, text);
+  if (auto existing = tree.read_file(repair::manifest_path, sys::manifest_cap); existing && *existing && **existing == text)
+    return ok_status();
+  return tree.write_file(repair::manifest_path, text);
 }
 
-Status carry_out(const std::string& prefix, const repair::DesiredState& desired, const repair::Change& c) {
+Status carry_out(sys::PrefixTree& tree, const repair::DesiredState& desired, const repair::Change& c) {
   using A = repair::Change::Action;
-  std::string path = join(prefix, c.path);
-  if (c.action == A::remove) return sys::remove_file(path);
+  if (c.action == A::remove) return tree.remove_file(c.path);
   if (c.action != A::create && c.action != A::update) return ok_status();
   for (const auto& d : desired.entries) {
     if (d.entry.path != c.path) continue;
-    if (d.entry.kind == repair::ManifestEntry::Kind::symlink) return sys::write_symlink_atomically(path, d.entry.target);
-    return sys::write_file_atomically(path, d.content);
+    if (d.entry.kind == repair::ManifestEntry::Kind::symlink) return tree.write_symlink(c.path, d.entry.target);
+    return tree.write_file(c.path, d.content);
   }
-  return make_error(ErrorCode::internal, "no content for a planned file", path);
+  return make_error(ErrorCode::internal, "no content for a planned file", tree.path() + "/" + c.path);
 }
 
 void count(ApplyCounts& counts, repair::Change::Action a) {
@@ -66,8 +83,13 @@ void count(ApplyCounts& counts, repair::Change::Action a) {
   }
 }
 
-// The journal: everything that may exist after this run, old and new, so an
-// interrupted run leaves only files the manifest accounts for.
+void add_once(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+// The journal: every file and folder that may exist after this run, old and
+// new, so that a run killed at any point leaves only what the manifest
+// accounts for; the next repair or undo completes from there.
 repair::Manifest journal_of(const repair::Manifest& next, const std::optional<repair::Manifest>& previous) {
   repair::Manifest journal = next;
   if (previous)
@@ -76,51 +98,74 @@ repair::Manifest journal_of(const repair::Manifest& next, const std::optional<re
         journal.entries.push_back(e);
   return journal;
 }
+
+// Opens and locks the env before anything is read for a change or created.
+Result<sys::PrefixTree> open_locked(const std::string& prefix) {
+  auto tree = sys::PrefixTree::open(prefix);
+  if (!tree) return tree.error();
+  if (auto s = tree->lock(lock_wait); !s) return s.error();
+  return tree;
+}
+
+// The temporaries a killed run left beside the files condacuda manages.
+void remove_temporaries(sys::PrefixTree& tree, const std::vector<std::string>& paths) {
+  for (const auto& folder : folders_of(paths)) tree.remove_temporaries(folder);
+}
 } // namespace
 
 Result<Applied> apply_repair(const std::string& prefix, const repair::DesiredState& desired, const std::string& tool) {
-  std::vector<std::string> files;
-  for (const auto& d : desired.entries) files.push_back(d.entry.path);
-  auto dirs = make_folders(prefix, files);
-  if (!dirs) return dirs.error();
-  sys::EnvLock lock;
-  if (auto s = lock.acquire(join(prefix, lock_file), lock_wait); !s) return s.error();
+  auto tree = open_locked(prefix);
+  if (!tree) return tree.error();
   // Under the lock: what is there now.
-  auto previous = sys::read_manifest(prefix);
+  auto previous = sys::read_manifest(*tree);
   if (!previous) return previous.error();
-  auto disk = sys::read_path_states(prefix, repair::paths_of(desired, *previous));
-  Applied applied{{}, repair::compute_changes(desired, *previous, disk, tool)};
+  std::vector<std::string> paths = repair::paths_of(desired, *previous);
+  remove_temporaries(*tree, paths);
+  Applied applied{{}, repair::compute_changes(desired, *previous, sys::read_path_states(*tree, paths), tool)};
   if (applied.changes.conflicts()) return make_error(ErrorCode::conflict, "a path repair needs is taken", prefix);
-  std::vector<std::string> all_dirs = *previous ? (*previous)->dirs : std::vector<std::string>{};
-  for (const auto& d : *dirs)
-    if (std::find(all_dirs.begin(), all_dirs.end(), d) == all_dirs.end()) all_dirs.push_back(d);
-  applied.changes.manifest.dirs = all_dirs;
-  applied.counts.dirs_created = *dirs;
-  if (applied.changes.writes())
-    if (auto s = write_manifest(prefix, journal_of(applied.changes.manifest, *previous)); !s) return s.error();
+  repair::Manifest& next = applied.changes.manifest;
+  next.dirs = *previous ? (*previous)->dirs : leftover_own_folders(*tree);
+  // Folders to create, recorded before any is made (the manifest's own first).
+  std::vector<std::string> wanted = folders_to(own_folder), to_make, files;
+  for (const auto& d : desired.entries) files.push_back(d.entry.path);
+  for (const auto& f : folders_of(files)) add_once(wanted, f);
+  for (const auto& f : wanted)
+    if (tree->state(f).kind == repair::PathState::Kind::absent) to_make.push_back(f);
+  for (const auto& f : to_make) add_once(next.dirs, f);
+  applied.counts.dirs_created = to_make;
+  for (const auto& f : wanted) {
+    if (auto made = tree->make_directory(f); !made) return made.error();
+    if (f == own_folder && applied.changes.writes())
+      if (auto s = write_manifest(*tree, journal_of(next, *previous)); !s) return s.error();
+  }
   for (const auto& c : applied.changes.changes) {
-    if (auto s = carry_out(prefix, desired, c); !s) return s.error();
+    if (auto s = carry_out(*tree, desired, c); !s) return s.error();
     count(applied.counts, c.action);
   }
-  if (auto s = write_manifest(prefix, applied.changes.manifest); !s) return s.error();
+  if (auto s = write_manifest(*tree, next); !s) return s.error();
   return applied;
 }
 
 Result<Applied> apply_undo(const std::string& prefix) {
-  auto manifest = sys::read_manifest(prefix);
+  auto tree = open_locked(prefix);
+  if (!tree) return tree.error();
+  auto manifest = sys::read_manifest(*tree);
   if (!manifest) return manifest.error();
-  if (!*manifest) return Applied{};
-  sys::EnvLock lock;
-  if (auto s = lock.acquire(join(prefix, lock_file), lock_wait); !s) return s.error();
+  if (!*manifest) {
+    // Nothing to undo, but what a killed run left of condacuda's own folders.
+    for (const auto& d : leftover_own_folders(*tree) | std::views::reverse) tree->remove_directory_if_empty(d);
+    return Applied{};
+  }
   const repair::Manifest& m = **manifest;
   std::vector<std::string> paths;
   for (const auto& e : m.entries) paths.push_back(e.path);
-  Applied applied{{}, repair::undo_changes(m, sys::read_path_states(prefix, paths))};
+  remove_temporaries(*tree, paths);
+  Applied applied{{}, repair::undo_changes(m, sys::read_path_states(*tree, paths))};
   repair::Manifest left = m;
   left.entries.clear();
   for (const auto& c : applied.changes.changes) {
     if (c.action == repair::Change::Action::remove) {
-      if (auto s = sys::remove_file(join(prefix, c.path)); !s) return s.error();
+      if (auto s = tree->remove_file(c.path); !s) return s.error();
     } else {
       for (const auto& e : m.entries)
         if (e.path == c.path) left.entries.push_back(e);
@@ -129,15 +174,20 @@ Result<Applied> apply_undo(const std::string& prefix) {
   }
   if (!left.entries.empty()) {
     // Something stays: so does the manifest, listing what is left.
-    if (auto s = write_manifest(prefix, left); !s) return s.error();
+    if (auto s = write_manifest(*tree, left); !s) return s.error();
     return applied;
   }
-  (void)sys::remove_file(join(prefix, repair::manifest_path));
-  (void)sys::remove_file(join(prefix, lock_file));
-  // Folders repair created, deepest first, when nothing else lives there.
+  // Folders repair created, deepest first, when nothing else lives there; the
+  // manifest's own last, after the manifest (a run killed in between leaves an
+  // empty etc/condacuda, which the next one recognises).
   std::vector<std::string> dirs = m.dirs;
   std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  for (const auto& d : dirs) sys::remove_directory_if_empty(join(prefix, d));
+  for (const auto& d : dirs)
+    if (d != own_folder && d != "etc") tree->remove_directory_if_empty(d);
+  (void)tree->remove_file(repair::manifest_path);
+  (void)tree->remove_file("etc/condacuda/.lock"); // the lock file condacuda 0.1 kept there
+  for (const auto& d : dirs)
+    if (d == own_folder || d == "etc") tree->remove_directory_if_empty(d);
   return applied;
 }
 

@@ -59,6 +59,11 @@ const ManifestEntry* find_entry(const std::optional<Manifest>& m, const std::str
   return nullptr;
 }
 
+std::string leave_reason(const PathState& now) {
+  if (now.kind == PathState::Kind::unreachable) return now.why + ": left in place";
+  return "changed since condacuda wrote it: left in place";
+}
+
 PathState state_of(const std::map<std::string, PathState>& disk, const std::string& path) {
   auto it = disk.find(path);
   return it == disk.end() ? PathState{} : it->second;
@@ -76,7 +81,10 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
     PathState now = state_of(disk, path);
     const ManifestEntry* ours = find_entry(previous, path);
     Change c{Change::Action::create, path, want.entry.kind, ""};
-    if (now.kind == PathState::Kind::absent) {
+    if (now.kind == PathState::Kind::unreachable) {
+      c.action = Change::Action::conflict;
+      c.reason = now.why;
+    } else if (now.kind == PathState::Kind::absent) {
       c.reason = "new";
     } else if (matches(want.entry, now)) {
       c.action = Change::Action::keep;
@@ -99,7 +107,7 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
       PathState now = state_of(disk, old.path);
       if (now.kind == PathState::Kind::absent) continue;
       Change c{matches(old, now) ? Change::Action::remove : Change::Action::leave, old.path, old.kind,
-               matches(old, now) ? "no longer needed" : "changed since condacuda wrote it: left in place"};
+               matches(old, now) ? "no longer needed" : leave_reason(now)};
       set.changes.push_back(c);
     }
   }
@@ -113,7 +121,7 @@ ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, Pat
     if (now.kind == PathState::Kind::absent) continue;
     bool same = matches(e, now);
     set.changes.push_back({same ? Change::Action::remove : Change::Action::leave, e.path, e.kind,
-                           same ? "created by condacuda, unchanged" : "changed since condacuda wrote it: left in place"});
+                           same ? "created by condacuda, unchanged" : leave_reason(now)});
   }
   return set;
 }

@@ -30,10 +30,17 @@ Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<She
 
 // What a path holds now.
 struct PathState {
-  enum class Kind { absent, file, symlink, other };
+  enum class Kind {
+    absent,
+    file,
+    symlink,
+    other,       // a folder, a FIFO, a device: never condacuda's
+    unreachable, // a folder on its path is a symbolic link (or not a folder): never written or deleted through
+  };
   Kind kind = Kind::absent;
   std::string sha256; // files
   std::string target; // symlinks
+  std::string why;    // unreachable: which component, and what it is
 };
 
 struct Change {

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "util/strings.hpp"
+
 namespace condacuda::repair {
 
 std::string render_manifest(const Manifest& m) {
@@ -34,6 +36,13 @@ std::string render_manifest(const Manifest& m) {
 namespace {
 Error bad(const std::string& what) { return make_error(ErrorCode::corrupt, what); }
 
+// A path the manifest names must stay inside the env by its spelling: undo
+// deletes what it lists, as root inside `conda remove`.
+Status confined(const std::string& path, const char* what) {
+  if (util::is_confined_relative_path(path)) return ok_status();
+  return bad(std::string(what) + " '" + path + "' is not a path inside the env (relative, without '..')");
+}
+
 Result<std::string> scalar(const YAML::Node& node, const char* key) {
   YAML::Node v = node[key];
   if (!v || !v.IsScalar()) return bad(std::string("'") + key + "' is missing or not a scalar");
@@ -56,7 +65,10 @@ Result<Manifest> parse_manifest(std::string_view text) {
     m.version = root["version"].as<int>();
     if (m.version != 1) return make_error(ErrorCode::unsupported, "manifest version " + std::to_string(m.version) + " is newer than this condacuda");
     if (root["tool"]) m.tool = root["tool"].as<std::string>();
-    for (const auto& f : root["folders"]) m.folders.push_back(f.as<std::string>());
+    for (const auto& f : root["folders"]) {
+      m.folders.push_back(f.as<std::string>());
+      if (auto ok = confined(m.folders.back(), "folder"); !ok) return ok.error();
+    }
     for (const auto& e : root["entries"]) {
       ManifestEntry entry;
       auto path = scalar(e, "path");
@@ -64,6 +76,7 @@ Result<Manifest> parse_manifest(std::string_view text) {
       if (!path) return path.error();
       if (!kind) return kind.error();
       entry.path = *path;
+      if (auto ok = confined(entry.path, "entry path"); !ok) return ok.error();
       if (*kind == "file") {
         auto sha = scalar(e, "sha256");
         if (!sha) return sha.error();
@@ -78,7 +91,10 @@ Result<Manifest> parse_manifest(std::string_view text) {
       }
       m.entries.push_back(std::move(entry));
     }
-    for (const auto& d : root["dirs"]) m.dirs.push_back(d.as<std::string>());
+    for (const auto& d : root["dirs"]) {
+      m.dirs.push_back(d.as<std::string>());
+      if (auto ok = confined(m.dirs.back(), "folder created"); !ok) return ok.error();
+    }
   } catch (const YAML::Exception& e) {
     return bad("ill-typed manifest at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }

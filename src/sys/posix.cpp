@@ -37,66 +37,70 @@ Error errno_error(int e, std::string_view what, const std::string& path) {
 }
 
 namespace {
-// A name beside `path` that no other writer of this process or another uses
+// A name beside `name` that no other writer of this process or another uses
 // at the same time: the pid and a per-process counter.
-std::string temporary_name(const std::string& path) {
+std::string temporary_name(const std::string& name) {
   static std::atomic<unsigned> counter{0};
-  return path + std::string(temporary_marker) + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return name + std::string(temporary_marker) + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
 // The error of the call that just failed (errno), after removing the temporary.
-Status fail_removing(const std::string& tmp, const std::string& path, const char* what) {
-  Error e = errno_error(errno, what, path);
-  ::unlink(tmp.c_str());
+Status fail_removing(int dir, const std::string& tmp, const std::string& shown, const char* what) {
+  Error e = errno_error(errno, what, shown);
+  ::unlinkat(dir, tmp.c_str(), 0);
   return e;
+}
+
+// The folder that holds `path` (its parent, "." for a bare name), opened.
+Result<Fd> open_parent(const std::string& path) {
+  fs::path parent = fs::path(path).parent_path();
+  Fd dir(::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return errno_error(errno, "cannot open the folder to write in", path);
+  return dir;
 }
 } // namespace
 
-Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode) {
+Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
+                     const std::string& shown) {
   std::string tmp;
   Fd f;
   for (int attempt = 0; !f.valid(); ++attempt) {
-    tmp = temporary_name(path);
+    tmp = temporary_name(name);
     // O_EXCL: a file (or a link planted) at that name is never opened.
-    f = Fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    f = Fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
     if (!f.valid() && (errno != EEXIST || attempt > 100))
-      return errno_error(errno, "cannot create a temporary file next to it", path);
+      return errno_error(errno, "cannot create a temporary file next to it", shown);
   }
   for (std::size_t done = 0; done < content.size();) {
     ssize_t n = ::write(f.get(), content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail_removing(tmp, path, "cannot write");
+    if (n < 0) return fail_removing(dir, tmp, shown, "cannot write");
     done += static_cast<std::size_t>(n);
   }
-  if (::fchmod(f.get(), mode) != 0 || ::fsync(f.get()) != 0) return fail_removing(tmp, path, "cannot write");
-  if (::close(f.release()) != 0) return fail_removing(tmp, path, "cannot write");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail_removing(tmp, path, "cannot rename into place");
+  if (::fchmod(f.get(), mode) != 0 || ::fsync(f.get()) != 0) return fail_removing(dir, tmp, shown, "cannot write");
+  if (::close(f.release()) != 0) return fail_removing(dir, tmp, shown, "cannot write");
+  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0)
+    return fail_removing(dir, tmp, shown, "cannot rename into place");
   return ok_status();
 }
 
-Status write_symlink_atomically(const std::string& path, const std::string& target) {
+Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown) {
   std::string tmp;
   for (int attempt = 0;; ++attempt) {
-    tmp = temporary_name(path);
-    if (::symlink(target.c_str(), tmp.c_str()) == 0) break;
-    if (errno != EEXIST || attempt > 100) return errno_error(errno, "cannot create symlink", path);
+    tmp = temporary_name(name);
+    if (::symlinkat(target.c_str(), dir, tmp.c_str()) == 0) break;
+    if (errno != EEXIST || attempt > 100) return errno_error(errno, "cannot create symlink", shown);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail_removing(tmp, path, "cannot rename into place");
+  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0)
+    return fail_removing(dir, tmp, shown, "cannot rename into place");
   return ok_status();
 }
 
-Result<bool> make_directory(const std::string& path, unsigned mode) {
-  if (::mkdir(path.c_str(), mode) == 0) return true;
-  if (errno == EEXIST) return false;
-  return errno_error(errno, "cannot create folder", path);
+Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode) {
+  auto dir = open_parent(path);
+  if (!dir) return dir.error();
+  return write_file_at(dir->get(), fs::path(path).filename().string(), content, mode, path);
 }
-
-Status remove_file(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_error(errno, "cannot remove", path);
-  return ok_status();
-}
-
-void remove_directory_if_empty(const std::string& path) { ::rmdir(path.c_str()); }
 
 std::string canonical_path(const std::string& path) {
   std::error_code ec;

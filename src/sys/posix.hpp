@@ -44,16 +44,12 @@ inline constexpr std::string_view temporary_marker = ".condacuda-tmp-";
 // target with `mode`. Nothing is left behind on failure.
 Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode = 0644);
 
-// Creates or replaces the symlink `path` -> `target` atomically: a temporary
-// link beside it renamed over it. Nothing is left behind on failure.
-Status write_symlink_atomically(const std::string& path, const std::string& target);
-
-// mkdir: true when created, false when a folder (or anything) is already there.
-Result<bool> make_directory(const std::string& path, unsigned mode = 0755);
-// unlink; a path that is already gone is not an error.
-Status remove_file(const std::string& path);
-// rmdir when empty; anything else (not empty, gone) is left as it is.
-void remove_directory_if_empty(const std::string& path);
+// The same for the entry `name` of the open folder `dir` (`shown` is the
+// path errors name), and a symlink `name` -> `target` written the same way:
+// a temporary link beside it renamed over it.
+Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
+                     const std::string& shown);
+Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown);
 
 // realpath, or the lexically normal path when the file does not exist.
 std::string canonical_path(const std::string& path);

@@ -3,48 +3,32 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <sys/stat.h>
 
 #include "repair/activation.hpp"
 #include "sys/mapped_file.hpp"
-#include "util/sha256.hpp"
 
 namespace condacuda::sys {
 
 namespace fs = std::filesystem;
 
-Result<std::optional<repair::Manifest>> read_manifest(const std::string& prefix) {
-  std::string path = prefix + "/" + repair::manifest_path;
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return std::optional<repair::Manifest>();
-  auto text = read_text_file(path);
+Result<std::optional<repair::Manifest>> read_manifest(const PrefixTree& tree) {
+  auto text = tree.read_file(repair::manifest_path, manifest_cap);
   if (!text) return text.error();
-  auto m = repair::parse_manifest(*text);
-  if (!m) return make_error(m.error().code, m.error().message, path);
+  if (!*text) return std::optional<repair::Manifest>();
+  auto m = repair::parse_manifest(**text);
+  if (!m) return make_error(m.error().code, m.error().message, tree.path() + "/" + repair::manifest_path);
   return std::optional<repair::Manifest>(std::move(*m));
 }
 
-std::map<std::string, repair::PathState> read_path_states(const std::string& prefix,
-                                                          const std::vector<std::string>& paths) {
+Result<std::optional<repair::Manifest>> read_manifest(const std::string& prefix) {
+  auto tree = PrefixTree::open(prefix);
+  if (!tree) return tree.error();
+  return read_manifest(*tree);
+}
+
+std::map<std::string, repair::PathState> read_path_states(const PrefixTree& tree, const std::vector<std::string>& paths) {
   std::map<std::string, repair::PathState> out;
-  for (const auto& rel : paths) {
-    repair::PathState s;
-    std::string path = prefix + "/" + rel;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0) {
-      if (S_ISLNK(st.st_mode)) {
-        s.kind = repair::PathState::Kind::symlink;
-        std::error_code ec;
-        s.target = fs::read_symlink(path, ec).string();
-      } else if (S_ISREG(st.st_mode)) {
-        s.kind = repair::PathState::Kind::file;
-        if (auto text = read_text_file(path)) s.sha256 = util::to_hex(util::sha256(*text));
-      } else {
-        s.kind = repair::PathState::Kind::other;
-      }
-    }
-    out[rel] = s;
-  }
+  for (const auto& rel : paths) out[rel] = tree.state(rel);
   return out;
 }
 

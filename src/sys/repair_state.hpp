@@ -3,6 +3,7 @@
 // show it: the manifest, the state of the paths it lists, the installed hook
 // and whether it is active in this shell, and other packages' activation
 // scripts that touch LD_LIBRARY_PATH.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,17 +11,20 @@
 
 #include "repair/changes.hpp"
 #include "repair/manifest.hpp"
+#include "sys/prefix_tree.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::sys {
 
-// The manifest, nullopt when there is none; an unreadable or corrupt one is
-// an error (condacuda will not guess what it created).
+// The manifest, nullopt when there is none; an unreadable or corrupt one
+// (including one that names a path outside the env, or a file over
+// manifest_cap bytes) is an error: condacuda will not guess what it created.
+inline constexpr std::uint64_t manifest_cap = 4u << 20;
+Result<std::optional<repair::Manifest>> read_manifest(const PrefixTree& tree);
 Result<std::optional<repair::Manifest>> read_manifest(const std::string& prefix);
 
-// lstat + content hash / link text of each path (relative to the prefix).
-std::map<std::string, repair::PathState> read_path_states(const std::string& prefix,
-                                                          const std::vector<std::string>& paths);
+// What each path (relative to the prefix) is, walked without following links.
+std::map<std::string, repair::PathState> read_path_states(const PrefixTree& tree, const std::vector<std::string>& paths);
 
 struct HookState {
   bool installed = false;           // the manifest and the sh activation hook both exist

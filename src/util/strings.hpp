@@ -20,6 +20,13 @@ int compare_versions(std::string_view a, std::string_view b);
 // "12.6.3.3" -> 12; nullopt-like -1 when there is no leading number.
 int leading_number(std::string_view s);
 
+// A path relative to a root that cannot leave it by its spelling: not empty,
+// not absolute, no empty, "." or ".." component, no NUL ("etc/conda/x.sh"
+// yes; "../x", "/etc/x", "a//b", "a/./b" no). What it names on disk may still
+// be reached through a symbolic link: the system layer walks it without
+// following any (sys/prefix_tree.hpp).
+bool is_confined_relative_path(std::string_view path);
+
 // Replaces every occurrence of `from` in s by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 

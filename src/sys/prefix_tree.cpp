@@ -1,0 +1,250 @@
+#include "sys/prefix_tree.hpp"
+
+#include <cerrno>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <thread>
+#include <unistd.h>
+
+#include "util/sha256.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::sys {
+
+namespace {
+constexpr int folder_flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+
+std::string link_text(int dir, const std::string& name) {
+  char buf[4096];
+  ssize_t n = ::readlinkat(dir, name.c_str(), buf, sizeof buf);
+  return n < 0 ? std::string() : std::string(buf, static_cast<std::size_t>(n));
+}
+
+// The pid holding a flock on the file (dev, ino), from /proc/locks; "?" when unknown.
+std::string flock_holder(dev_t dev, ino_t ino) {
+  std::ifstream locks("/proc/locks");
+  char id[64];
+  std::snprintf(id, sizeof id, "%02x:%02x:%llu", ::major(dev), ::minor(dev), static_cast<unsigned long long>(ino));
+  for (std::string line; std::getline(locks, line);) {
+    std::istringstream fields(line);
+    std::string n, type, advisory, mode, pid, file;
+    if (fields >> n >> type >> advisory >> mode >> pid >> file && type == "FLOCK" && file == id) return pid;
+  }
+  return "?";
+}
+
+// Reads a regular file of at most `max` bytes through an open descriptor.
+std::optional<std::string> read_all(int fd, std::uint64_t max) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || std::uint64_t(st.st_size) > max) return std::nullopt;
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return out;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max) return std::nullopt;
+  }
+}
+} // namespace
+
+Result<PrefixTree> PrefixTree::open(const std::string& prefix) {
+  Fd root(::open(prefix.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root.valid()) return errno_error(errno, "cannot open the env", prefix);
+  return PrefixTree(std::move(root), prefix);
+}
+
+Error PrefixTree::unreachable(const std::string& rel, const std::string& component, int e) const {
+  std::string shown = path_ + "/" + rel;
+  if (e == ENOENT) return errno_error(e, "cannot reach", shown);
+  std::string parent = component.find('/') == std::string::npos ? "" : component.substr(0, component.rfind('/'));
+  std::string name = component.substr(component.rfind('/') == std::string::npos ? 0 : component.rfind('/') + 1);
+  struct stat st {};
+  Fd dir(parent.empty() ? ::dup(root_.get()) : ::openat(root_.get(), parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string what = "is not a folder";
+  if (dir.valid() && ::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+    what = "is a symbolic link (to " + link_text(dir.get(), name) + ")";
+  return make_error(ErrorCode::conflict, component + " " + what + ": condacuda does not write or delete through it",
+                    shown);
+}
+
+Result<Fd> PrefixTree::parent_of(const std::string& rel, std::string& leaf) const {
+  if (!util::is_confined_relative_path(rel))
+    return make_error(ErrorCode::bad_input, "'" + rel + "' is not a path inside the env", path_);
+  auto parts = util::split(rel, "/");
+  leaf = parts.back();
+  Fd dir(::dup(root_.get()));
+  if (!dir.valid()) return errno_error(errno, "cannot open the env", path_);
+  std::string walked;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    walked += (walked.empty() ? "" : "/") + parts[i];
+    Fd next(::openat(dir.get(), parts[i].c_str(), folder_flags));
+    if (!next.valid()) {
+      int e = errno;
+      if (e == ELOOP || e == ENOTDIR || e == ENOENT) return unreachable(rel, walked, e);
+      return errno_error(e, "cannot open", path_ + "/" + walked);
+    }
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+namespace {
+// flock(LOCK_EX) on `fd`, retried until `deadline`. ENOLCK and friends (NFS
+// emulates flock with byte-range locks, which need a descriptor open for
+// writing) come back as their errno; busy as EWOULDBLOCK.
+int flock_until(int fd, std::chrono::steady_clock::time_point deadline) {
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) return errno;
+    if (std::chrono::steady_clock::now() >= deadline) return EWOULDBLOCK;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return 0;
+}
+
+bool flock_unsupported(int e) { return e == EBADF || e == ENOLCK || e == EOPNOTSUPP || e == EINVAL; }
+} // namespace
+
+Status PrefixTree::lock(std::chrono::milliseconds wait) {
+  auto deadline = std::chrono::steady_clock::now() + wait;
+  int locked_fd = root_.get();
+  int e = flock_until(locked_fd, deadline);
+  if (flock_unsupported(e)) {
+    // Where a folder cannot be locked: a file every env has and condacuda
+    // never writes, opened for writing only so that the lock can be exclusive.
+    for (const char* marker : {"conda-meta/history", "pyvenv.cfg"}) {
+      lock_fd_ = Fd(::openat(root_.get(), marker, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+      if (lock_fd_.valid()) break;
+    }
+    if (!lock_fd_.valid()) return errno_error(e, "cannot lock the env (nor its conda-meta/history or pyvenv.cfg)", path_);
+    locked_fd = lock_fd_.get();
+    e = flock_until(locked_fd, deadline);
+  }
+  if (e == EWOULDBLOCK) {
+    struct stat st {};
+    std::string holder = ::fstat(locked_fd, &st) == 0 ? flock_holder(st.st_dev, st.st_ino) : "?";
+    return make_error(ErrorCode::busy, "another condacuda (pid " + holder + ") is changing this env; try again", path_);
+  }
+  if (e != 0) return errno_error(e, "cannot lock the env", path_);
+  return ok_status();
+}
+
+repair::PathState PrefixTree::state(const std::string& rel, std::uint64_t max_bytes) const {
+  repair::PathState s;
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) {
+    if (dir.error().code != ErrorCode::not_found) {
+      s.kind = repair::PathState::Kind::unreachable;
+      s.why = dir.error().message;
+    }
+    return s;
+  }
+  struct stat st {};
+  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return s; // absent
+  if (S_ISLNK(st.st_mode)) {
+    s.kind = repair::PathState::Kind::symlink;
+    s.target = link_text(dir->get(), leaf);
+    return s;
+  }
+  s.kind = repair::PathState::Kind::other;
+  if (!S_ISREG(st.st_mode)) return s;
+  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  auto content = f.valid() ? read_all(f.get(), max_bytes) : std::nullopt;
+  if (!content) return s; // not readable, or larger than anything condacuda writes
+  s.kind = repair::PathState::Kind::file;
+  s.sha256 = util::to_hex(util::sha256(*content));
+  return s;
+}
+
+Result<std::optional<std::string>> PrefixTree::read_file(const std::string& rel, std::uint64_t max_bytes) const {
+  std::string leaf, shown = path_ + "/" + rel;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error().code == ErrorCode::not_found ? Result<std::optional<std::string>>(std::nullopt)
+                                                            : Result<std::optional<std::string>>(dir.error());
+  struct stat st {};
+  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return errno_error(errno, "cannot read", shown);
+  }
+  if (!S_ISREG(st.st_mode))
+    return make_error(ErrorCode::corrupt, S_ISLNK(st.st_mode) ? "is a symbolic link, not a file condacuda wrote"
+                                                              : "is not a regular file", shown);
+  if (std::uint64_t(st.st_size) > max_bytes)
+    return make_error(ErrorCode::corrupt, "is " + std::to_string(st.st_size) + " bytes, more than the " +
+                                              std::to_string(max_bytes) + " condacuda reads", shown);
+  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!f.valid()) return errno_error(errno, "cannot read", shown);
+  auto content = read_all(f.get(), max_bytes);
+  if (!content) return make_error(ErrorCode::corrupt, "changed while it was read, or is not a regular file", shown);
+  return std::optional<std::string>(std::move(*content));
+}
+
+Result<bool> PrefixTree::make_directory(const std::string& rel) {
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error();
+  if (::mkdirat(dir->get(), leaf.c_str(), 0755) == 0) return true;
+  if (errno != EEXIST) return errno_error(errno, "cannot create folder", path_ + "/" + rel);
+  struct stat st {};
+  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) return false;
+  return unreachable(rel, rel, ENOTDIR);
+}
+
+Status PrefixTree::write_file(const std::string& rel, std::string_view content, unsigned mode) {
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error();
+  return write_file_at(dir->get(), leaf, content, mode, path_ + "/" + rel);
+}
+
+Status PrefixTree::write_symlink(const std::string& rel, const std::string& target) {
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error();
+  return write_symlink_at(dir->get(), leaf, target, path_ + "/" + rel);
+}
+
+Status PrefixTree::remove_file(const std::string& rel) {
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error().code == ErrorCode::not_found ? ok_status() : Status(dir.error());
+  if (::unlinkat(dir->get(), leaf.c_str(), 0) != 0 && errno != ENOENT)
+    return errno_error(errno, "cannot remove", path_ + "/" + rel);
+  return ok_status();
+}
+
+void PrefixTree::remove_directory_if_empty(const std::string& rel) {
+  std::string leaf;
+  if (auto dir = parent_of(rel, leaf)) ::unlinkat(dir->get(), leaf.c_str(), AT_REMOVEDIR);
+}
+
+std::vector<std::string> PrefixTree::remove_temporaries(const std::string& rel_dir) {
+  std::vector<std::string> removed;
+  std::string leaf;
+  auto parent = parent_of(rel_dir, leaf);
+  if (!parent) return removed;
+  int fd = ::openat(parent->get(), leaf.c_str(), folder_flags);
+  if (fd < 0) return removed;
+  DIR* d = ::fdopendir(fd); // owns fd from here
+  if (!d) {
+    ::close(fd);
+    return removed;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d))
+    if (std::string_view(e->d_name).find(temporary_marker) != std::string_view::npos) names.emplace_back(e->d_name);
+  for (const auto& name : names)
+    if (::unlinkat(::dirfd(d), name.c_str(), 0) == 0) removed.push_back(rel_dir + "/" + name);
+  ::closedir(d);
+  return removed;
+}
+
+} // namespace condacuda::sys

@@ -1,0 +1,74 @@
+#pragma once
+// Reads, writes and deletes inside an env prefix that cannot leave it. An env
+// is untrusted input (condacuda runs as root inside `conda install`): every
+// path is relative and confined by its spelling (util::is_confined_relative_path),
+// and is walked one component at a time from a descriptor of the prefix with
+// O_NOFOLLOW | O_DIRECTORY, so that a symbolic link planted on the way
+// (etc/conda -> /etc) is reported, never followed. Files are opened
+// O_NONBLOCK | O_NOFOLLOW and read only when regular: a FIFO never blocks.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "repair/changes.hpp"
+#include "sys/posix.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::sys {
+
+class PrefixTree {
+public:
+  // The prefix itself is opened as given (links in its own path are the
+  // user's choice); errors: not a folder, unreadable.
+  static Result<PrefixTree> open(const std::string& prefix);
+
+  const std::string& path() const { return path_; }
+
+  // The exclusive lock that serialises repair and undo on this env: flock on
+  // the prefix folder itself, so that it needs nothing created before it and
+  // is never deleted (where a folder cannot be flocked, as on NFS: on the
+  // env's conda-meta/history or pyvenv.cfg). Held until this PrefixTree is
+  // destroyed (or the process ends). A holder past `wait` gives
+  // ErrorCode::busy, naming its pid.
+  Status lock(std::chrono::milliseconds wait);
+
+  // What `rel` is, without following a link anywhere on its path; a regular
+  // file is read (never blocking) and hashed; one over `max_bytes` is `other`.
+  repair::PathState state(const std::string& rel, std::uint64_t max_bytes = 1u << 20) const;
+
+  // The content of the regular file `rel`, nullopt when absent. Errors: not
+  // a regular file (a FIFO is never opened for reading), larger than
+  // `max_bytes`, behind a link, unreadable.
+  Result<std::optional<std::string>> read_file(const std::string& rel, std::uint64_t max_bytes) const;
+
+  // mkdir of `rel`, whose parent must be a folder reached without links: true
+  // when created, false when a folder is already there.
+  Result<bool> make_directory(const std::string& rel);
+  // A file or a symlink at `rel`, replaced atomically: a temporary beside it
+  // (util temporary_marker) renamed over it in the same folder.
+  Status write_file(const std::string& rel, std::string_view content, unsigned mode = 0644);
+  Status write_symlink(const std::string& rel, const std::string& target);
+  // unlink; already gone is not an error.
+  Status remove_file(const std::string& rel);
+  // rmdir when empty; anything else is left.
+  void remove_directory_if_empty(const std::string& rel);
+  // Removes the temporaries an interrupted run left in folder `rel_dir`
+  // ("<name>.condacuda-tmp-..."); returns their names. A folder that is
+  // absent or behind a link is left alone.
+  std::vector<std::string> remove_temporaries(const std::string& rel_dir);
+
+private:
+  PrefixTree(Fd root, std::string path) : root_(std::move(root)), path_(std::move(path)) {}
+  // The folder that holds `rel`'s last component, opened component by
+  // component without following links; `leaf` receives that component.
+  Result<Fd> parent_of(const std::string& rel, std::string& leaf) const;
+  Error unreachable(const std::string& rel, const std::string& component, int e) const;
+
+  Fd root_;
+  std::string path_;
+  Fd lock_fd_; // the marker file locked where the folder cannot be
+};
+
+} // namespace condacuda::sys

@@ -1,0 +1,152 @@
+// sys/prefix_tree: every write, delete and read condacuda makes in an env
+// stays inside it. Planted links (etc/conda -> a folder outside), paths with
+// "..", FIFOs and oversized files are refused or reported, never followed,
+// blocked on, or read whole.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "support/fixture.hpp"
+#include "sys/prefix_tree.hpp"
+
+using namespace condacuda;
+namespace fs = std::filesystem;
+
+namespace {
+sys::PrefixTree open_tree(const std::string& prefix) {
+  auto tree = sys::PrefixTree::open(prefix);
+  REQUIRE(tree.ok());
+  return std::move(*tree);
+}
+
+// Runs f on another thread; false when it is still running after 5 s (then
+// the test reports a hang instead of hanging).
+template <class F>
+bool returns_promptly(F f) {
+  auto done = std::async(std::launch::async, f);
+  return done.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+}
+} // namespace
+
+TEST_CASE("writes and removes inside the env, atomically, leaving no temporary") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "env/etc");
+  auto tree = open_tree(dir / "env");
+  REQUIRE(tree.make_directory("etc/conda").ok());
+  CHECK_FALSE(*tree.make_directory("etc/conda")); // already there
+  REQUIRE(tree.write_file("etc/conda/a.sh", "one\n").ok());
+  REQUIRE(tree.write_file("etc/conda/a.sh", "two\n", 0600).ok());
+  CHECK(fixture::read_file(dir / "env/etc/conda/a.sh") == "two\n");
+  struct stat st {};
+  REQUIRE(::stat((dir / "env/etc/conda/a.sh").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  REQUIRE(tree.write_symlink("etc/conda/link", "a.sh").ok());
+  REQUIRE(tree.write_symlink("etc/conda/link", "b.sh").ok());
+  CHECK(fs::read_symlink(dir / "env/etc/conda/link") == "b.sh");
+  CHECK(fixture::entries_named(dir / "env/etc/conda", std::string(sys::temporary_marker)).empty());
+
+  auto file = tree.state("etc/conda/a.sh");
+  CHECK(file.kind == repair::PathState::Kind::file);
+  CHECK(file.sha256.size() == 64);
+  auto link = tree.state("etc/conda/link");
+  CHECK(link.kind == repair::PathState::Kind::symlink);
+  CHECK(link.target == "b.sh");
+  CHECK(tree.state("etc/conda").kind == repair::PathState::Kind::other);
+  CHECK(tree.state("etc/absent/x").kind == repair::PathState::Kind::absent);
+
+  REQUIRE(tree.remove_file("etc/conda/link").ok());
+  CHECK(tree.remove_file("etc/conda/link").ok()); // already gone
+  tree.remove_directory_if_empty("etc/conda");     // not empty: stays
+  CHECK(fs::exists(dir / "env/etc/conda/a.sh"));
+}
+
+TEST_CASE("a folder planted as a link to outside the env is reported, never written or deleted through") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "outside/activate.d");
+  fixture::write_file(dir / "outside/activate.d/victim.sh", "precious\n");
+  fixture::make_dirs(dir / "env/etc");
+  fs::create_directory_symlink(dir / "outside", dir / "env/etc/conda");
+  auto tree = open_tree(dir / "env");
+
+  auto made = tree.make_directory("etc/conda/activate.d");
+  REQUIRE_FALSE(made.ok());
+  CHECK(made.error().code == ErrorCode::conflict);
+  CHECK(made.error().message.find("etc/conda is a symbolic link (to " + (dir / "outside") + ")") == 0);
+  CHECK_FALSE(tree.write_file("etc/conda/activate.d/condacuda.sh", "x").ok());
+  CHECK_FALSE(tree.write_symlink("etc/conda/activate.d/condacuda.sh", "x").ok());
+  CHECK_FALSE(tree.remove_file("etc/conda/activate.d/victim.sh").ok());
+  tree.remove_directory_if_empty("etc/conda/activate.d");
+  CHECK(tree.remove_temporaries("etc/conda/activate.d").empty());
+  auto state = tree.state("etc/conda/activate.d/victim.sh");
+  CHECK(state.kind == repair::PathState::Kind::unreachable);
+  CHECK(state.why.find("etc/conda is a symbolic link") == 0);
+  CHECK_FALSE(tree.read_file("etc/conda/activate.d/victim.sh", 1024).ok());
+  // The leaf itself a link to a folder: not a folder condacuda may use.
+  CHECK(tree.make_directory("etc/conda").error().code == ErrorCode::conflict);
+
+  CHECK(fixture::read_file(dir / "outside/activate.d/victim.sh") == "precious\n");
+  CHECK(fs::directory_iterator(dir / "outside/activate.d")->path().filename() == "victim.sh");
+}
+
+TEST_CASE("paths that leave the env by their spelling are refused before anything is touched") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "env/etc");
+  fixture::write_file(dir / "victim.txt", "precious\n");
+  auto tree = open_tree(dir / "env");
+  for (std::string bad : {"../victim.txt", "etc/../../victim.txt", "/etc/passwd", "etc//x", "etc/./x", ""}) {
+    auto removed = tree.remove_file(bad);
+    REQUIRE_FALSE(removed.ok());
+    CHECK(removed.error().code == ErrorCode::bad_input);
+    CHECK_FALSE(tree.write_file(bad, "x").ok());
+  }
+  CHECK(fixture::read_file(dir / "victim.txt") == "precious\n");
+}
+
+TEST_CASE("a FIFO or an oversized file is never read whole, and nothing blocks") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "env/etc/condacuda");
+  REQUIRE(::mkfifo((dir / "env/etc/condacuda/manifest.yml").c_str(), 0644) == 0);
+  fixture::write_file(dir / "env/etc/big", std::string(2048, 'x'));
+  auto tree = open_tree(dir / "env");
+  CHECK(returns_promptly([&] {
+    auto fifo = tree.read_file("etc/condacuda/manifest.yml", 1 << 20);
+    REQUIRE_FALSE(fifo.ok());
+    CHECK(fifo.error().message == "is not a regular file");
+    CHECK(tree.state("etc/condacuda/manifest.yml").kind == repair::PathState::Kind::other);
+  }));
+  auto big = tree.read_file("etc/big", 1024);
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.error().message.find("2048 bytes, more than the 1024") != std::string::npos);
+  CHECK(tree.state("etc/big", 1024).kind == repair::PathState::Kind::other);
+  auto absent = tree.read_file("etc/none", 1024);
+  REQUIRE(absent.ok());
+  CHECK_FALSE(absent->has_value());
+}
+
+TEST_CASE("the lock: one holder at a time, named to the one that waits; nothing created for it") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "env");
+  auto first = open_tree(dir / "env");
+  auto second = open_tree(dir / "env");
+  REQUIRE(first.lock(std::chrono::milliseconds(100)).ok());
+  auto busy = second.lock(std::chrono::milliseconds(100));
+  REQUIRE_FALSE(busy.ok());
+  CHECK(busy.error().code == ErrorCode::busy);
+  CHECK(busy.error().message == "another condacuda (pid " + std::to_string(::getpid()) + ") is changing this env; try again");
+  CHECK(fs::is_empty(dir / "env"));
+}
+
+TEST_CASE("remove_temporaries: only what an interrupted write left") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "env/etc/conda");
+  fixture::write_file(dir / "env/etc/conda/a.sh", "x");
+  fixture::write_file(dir / "env/etc/conda/a.sh.condacuda-tmp-123-0", "x");
+  auto tree = open_tree(dir / "env");
+  auto removed = tree.remove_temporaries("etc/conda");
+  CHECK(removed == std::vector<std::string>{"etc/conda/a.sh.condacuda-tmp-123-0"});
+  CHECK(fs::exists(dir / "env/etc/conda/a.sh"));
+}
