@@ -1,0 +1,170 @@
+// repair/plan: plan_repair on real compiled envs (the folders that go first on
+// LD_LIBRARY_PATH, in order; the symlinks that let RUNPATH alone find a
+// dependency), its idempotence over links a previous repair made, and
+// verify_plan against a hostile system CUDA folder.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "repair/plan.hpp"
+#include "support/demo_env.hpp"
+#include "support/fixture.hpp"
+#include "sys/machine.hpp"
+
+using namespace condacuda;
+using fixture::TempDir;
+
+namespace {
+
+repair::RepairPlan plan_for(const std::string& prefix, const std::vector<std::string>& own_links = {}) {
+  // A fresh view per run: DiskFileView caches what it opened, a second run must see the disk anew.
+  sys::DiskFileView files(sys::host_machine());
+  return repair::plan_repair(demo_env::inputs(prefix, files), files, own_links);
+}
+
+repair::Verification verify(const repair::RepairPlan& plan, const demo_env::Seed& seed) {
+  sys::DiskFileView files(sys::host_machine());
+  return repair::verify_plan(plan, demo_env::inputs(seed.prefix, files), {seed.system}, files);
+}
+
+const repair::Scenario& scenario(const repair::Verification& v, const std::string& name) {
+  for (const auto& s : v.scenarios)
+    if (s.name == name) return s;
+  FAIL("no scenario " << name);
+  return v.scenarios.front();
+}
+
+bool has_finding(const doctor::DoctorReport& r, const std::string& code) {
+  for (const auto& f : r.findings)
+    if (f.code == code) return true;
+  return false;
+}
+
+// The seed plan as the README describes it: nvJitLink linked, relatively, next
+// to the cuSPARSE whose RUNPATH ($ORIGIN) does not reach it; the folders of
+// every library a root needs by soname.
+void check_seed_plan(const repair::RepairPlan& plan) {
+  CHECK(plan.folder_paths() == std::vector<std::string>{demo_env::cudart_dir, demo_env::cusparse_dir, demo_env::nvjitlink_dir});
+  REQUIRE(plan.folders.size() == 3);
+  CHECK(plan.folders[0].sonames == std::vector<std::string>{"libcudart.so.12"});
+  CHECK(plan.folders[1].sonames == std::vector<std::string>{"libcusparse.so.12"});
+  CHECK(plan.folders[2].sonames == std::vector<std::string>{"libnvJitLink.so.12"});
+  REQUIRE(plan.links.size() == 1);
+  const auto& link = plan.links[0];
+  CHECK(link.path == demo_env::cusparse_dir + "/libnvJitLink.so.12");
+  CHECK(link.target == "../../nvjitlink/lib/libnvJitLink.so.12");
+  CHECK(link.soname == "libnvJitLink.so.12");
+  CHECK(link.needed_by == demo_env::cusparse);
+}
+
+} // namespace
+
+TEST_CASE("plan_repair: the seed env gets one relative link next to cuSPARSE and its three folders in path order") {
+  TempDir t("plan-seed");
+  auto seed = demo_env::build_seed(t.path());
+  check_seed_plan(plan_for(seed.prefix));
+}
+
+TEST_CASE("plan_repair: an env whose libraries need no other CUDA library plans nothing") {
+  TempDir t("plan-none");
+  const std::string prefix = t / "env";
+  // cudart and nvJitLink need only libc: no root needs an env folder by soname.
+  // (This cudart calls strlen, so that it does have a DT_NEEDED to resolve.)
+  fixture::shared_library(prefix + "/" + demo_env::cudart,
+                          "#include <string.h>\nint cudaRuntimeGetVersion(const char* s) { return (int)strlen(s); }\n",
+                          {"-Wl,-soname,libcudart.so.12"});
+  demo_env::build_nvjitlink(prefix + "/" + demo_env::nvjitlink, 4);
+  auto plan = plan_for(prefix);
+  CHECK(plan.empty());
+  CHECK(plan.folders.empty());
+  CHECK(plan.links.empty());
+}
+
+TEST_CASE("plan_repair: a folder whose copy of a soname is the chosen one goes before a folder with another copy") {
+  // conda's lib/ holds cudart and an old nvJitLink 12.0; the wheel's cuSPARSE
+  // reaches the wheel's nvJitLink 12.4 through its RUNPATH. Path order would
+  // put lib/ first, and its nvJitLink would then shadow the wheel's once the
+  // env is activated: the wheel's folder must come first.
+  TempDir t("plan-order");
+  const std::string p = t / "env/";
+  demo_env::build_cudart(p + "lib/libcudart.so.12");
+  demo_env::build_nvjitlink(p + "lib/libnvJitLink.so.12", 0);
+  demo_env::build_nvjitlink(p + demo_env::nvjitlink, 4);
+  demo_env::build_cusparse(p + demo_env::cusparse, p + demo_env::nvjitlink_dir, "$ORIGIN/../../nvjitlink/lib");
+  demo_env::build_consumer(p + demo_env::consumer, p + "lib", p + demo_env::cusparse_dir, p + demo_env::nvjitlink_dir,
+                           "$ORIGIN/../nvidia/cusparse/lib:$ORIGIN/../../..");
+  auto plan = plan_for(t / "env");
+  CHECK(plan.links.empty()); // every RUNPATH reaches its dependencies
+  CHECK(plan.folder_paths() == std::vector<std::string>{demo_env::cusparse_dir, demo_env::nvjitlink_dir, "lib"});
+  REQUIRE(plan.folders.size() == 3);
+  CHECK(plan.folders[2].sonames == std::vector<std::string>{"libcudart.so.12"}); // lib/ is needed for cudart only
+}
+
+TEST_CASE("plan_repair: links a previous repair made (own_links) do not change the plan") {
+  TempDir t("plan-again");
+  auto seed = demo_env::build_seed(t.path());
+  auto first = plan_for(seed.prefix);
+  REQUIRE(first.links.size() == 1);
+  // Make the link as repair would, then plan again from the env on disk.
+  const std::string link = seed.prefix + "/" + first.links[0].path;
+  std::filesystem::create_symlink(first.links[0].target, link);
+  auto again = plan_for(seed.prefix, {link});
+  check_seed_plan(again);
+  // Without being told the link is its own, planning sees a healthy cuSPARSE and
+  // would drop the link from the plan (undo would then leave it behind).
+  auto unaware = plan_for(seed.prefix);
+  CHECK(unaware.links.empty());
+  CHECK(unaware.folder_paths() == first.folder_paths());
+}
+
+TEST_CASE("verify_plan: the plan survives a system folder with an older nvJitLink first on LD_LIBRARY_PATH") {
+  TempDir t("plan-verify");
+  auto seed = demo_env::build_seed(t.path());
+  auto plan = plan_for(seed.prefix);
+  auto v = verify(plan, seed);
+  CHECK(v.ok);
+  REQUIRE(v.scenarios.size() == 3);
+  CHECK(v.scenarios[0].name == "this shell");
+  CHECK(v.scenarios[1].name == "system CUDA first");
+  CHECK(v.scenarios[2].name == "not activated");
+  for (const auto& s : v.scenarios) {
+    INFO(s.name);
+    CHECK(s.report.healthy());
+  }
+  CHECK_FALSE(v.scenarios[2].required); // unactivated is reported, not required
+  CHECK(scenario(v, "system CUDA first").description.find(seed.system) != std::string::npos);
+}
+
+TEST_CASE("verify_plan: without the plan the hostile folder breaks cuSPARSE and verification fails") {
+  TempDir t("plan-verify-none");
+  auto seed = demo_env::build_seed(t.path());
+  auto v = verify(repair::RepairPlan{}, seed);
+  CHECK_FALSE(v.ok);
+  const auto& hostile = scenario(v, "system CUDA first");
+  CHECK_FALSE(hostile.report.healthy());
+  REQUIRE(has_finding(hostile.report, doctor::code::undefined_symbol));
+  for (const auto& f : hostile.report.findings)
+    if (f.code == doctor::code::undefined_symbol) CHECK(f.resolved == seed.system + "/libnvJitLink.so.12");
+  // Without LD_LIBRARY_PATH nothing reaches nvJitLink at all.
+  CHECK(has_finding(scenario(v, "this shell").report, doctor::code::not_found));
+}
+
+TEST_CASE("verify_plan: links alone do not survive the hostile folder; folders alone leave unactivated use broken") {
+  TempDir t("plan-verify-part");
+  auto seed = demo_env::build_seed(t.path());
+  auto plan = plan_for(seed.prefix);
+  repair::RepairPlan links_only = plan;
+  links_only.folders.clear();
+  // LD_LIBRARY_PATH is searched before RUNPATH: the system's nvJitLink wins over the link.
+  auto v = verify(links_only, seed);
+  CHECK_FALSE(v.ok);
+  CHECK(scenario(v, "this shell").report.healthy());
+  CHECK_FALSE(scenario(v, "system CUDA first").report.healthy());
+  repair::RepairPlan folders_only = plan;
+  folders_only.links.clear();
+  v = verify(folders_only, seed);
+  CHECK(v.ok); // the required scenarios are activated ones
+  CHECK_FALSE(scenario(v, "not activated").report.healthy());
+}
