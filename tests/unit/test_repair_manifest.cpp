@@ -1,0 +1,161 @@
+// repair/manifest: the record of what repair created ($PREFIX/etc/condacuda/
+// manifest.yml). undo trusts it to delete files, so it must read back exactly
+// what was written, whatever the paths hold, and refuse anything else with an
+// error that says where.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "repair/manifest.hpp"
+
+using namespace condacuda;
+using namespace condacuda::repair;
+
+namespace {
+
+Manifest odd_manifest() {
+  Manifest m;
+  m.tool = "condacuda 1.2.3";
+  m.folders = {"lib/python3.11/site-packages/nvidia/cusparse/lib", "with space/lib", "colon: here/lib",
+               "quote 'single' \"double\"/lib", "unicode/é/日本/lib", "- dash/#hash/lib", "true", "null", "123",
+               R"(back\slash)"};
+  m.entries = {
+      {"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, std::string(64, 'a'), ""},
+      {"with space/it's \"quoted\"/libx.so.1", ManifestEntry::Kind::file, "0123456789", ""},
+      {"lib/python3.11/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12", ManifestEntry::Kind::symlink, "",
+       "../../nvjitlink/lib/libnvJitLink.so.12"},
+      {"colon: x/é.so", ManifestEntry::Kind::symlink, "", "../a b/'c': \"d\"/ü.so"},
+  };
+  m.dirs = {"etc/condacuda", "etc/conda/activate.d", "dir with: colon"};
+  return m;
+}
+
+Error parse_error(const std::string& text) {
+  auto parsed = parse_manifest(text);
+  REQUIRE_FALSE(parsed.ok());
+  return parsed.error();
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+const char* valid_header = "version: 1\ntool: condacuda 1.2.3\nfolders: []\n";
+
+} // namespace
+
+TEST_CASE("round trip: parse(render(m)) == m and rendering again gives the same bytes") {
+  const Manifest m = odd_manifest();
+  const std::string text = render_manifest(m);
+  auto parsed = parse_manifest(text);
+  REQUIRE(parsed.ok());
+  CHECK(parsed->tool == m.tool);
+  CHECK(parsed->folders == m.folders);
+  CHECK(parsed->entries == m.entries);
+  CHECK(parsed->dirs == m.dirs);
+  CHECK(*parsed == m);
+  CHECK(render_manifest(*parsed) == text);
+}
+
+TEST_CASE("round trip: an empty manifest (nothing created) reads back empty") {
+  Manifest m;
+  m.tool = "condacuda 1.2.3";
+  auto parsed = parse_manifest(render_manifest(m));
+  REQUIRE(parsed.ok());
+  CHECK(*parsed == m);
+}
+
+TEST_CASE("render: the exact text of a small manifest (paths double-quoted, one key per line)") {
+  Manifest m;
+  m.tool = "condacuda 1.2.3";
+  m.folders = {"lib/python3.11/site-packages/nvidia/nvjitlink/lib"};
+  m.entries = {{"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, "ab12", ""},
+               {"lib/python3.11/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12", ManifestEntry::Kind::symlink, "",
+                "../../nvjitlink/lib/libnvJitLink.so.12"}};
+  m.dirs = {"etc/condacuda"};
+  // Older and newer condacudas read this file: its format is a contract.
+  CHECK(render_manifest(m) ==
+        "# condacuda: what `condacuda repair` created in this env.\n"
+        "# `condacuda undo` removes exactly these files when they are unchanged. Do not edit.\n"
+        "version: 1\n"
+        "tool: condacuda 1.2.3\n"
+        "folders:\n"
+        "  - \"lib/python3.11/site-packages/nvidia/nvjitlink/lib\"\n"
+        "entries:\n"
+        "  - path: \"etc/conda/activate.d/condacuda.sh\"\n"
+        "    kind: file\n"
+        "    sha256: ab12\n"
+        "  - path: \"lib/python3.11/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12\"\n"
+        "    kind: symlink\n"
+        "    target: \"../../nvjitlink/lib/libnvJitLink.so.12\"\n"
+        "dirs:\n"
+        "  - \"etc/condacuda\"\n");
+}
+
+TEST_CASE("render: a comment, then version first, then the keys in a fixed order") {
+  const std::string text = render_manifest(odd_manifest());
+  CHECK(text.rfind("# condacuda:", 0) == 0);
+  std::size_t version = text.find("\nversion: 1\n");
+  REQUIRE(version != std::string::npos);
+  // Everything before `version:` is comment.
+  for (std::size_t at = 0; at < version; at = text.find('\n', at) + 1) CHECK(text[at] == '#');
+  std::size_t tool = text.find("\ntool: "), folders = text.find("\nfolders:"), entries = text.find("\nentries:"),
+              dirs = text.find("\ndirs:");
+  CHECK(version < tool);
+  CHECK(tool < folders);
+  CHECK(folders < entries);
+  CHECK(entries < dirs);
+  CHECK(text.back() == '\n');
+}
+
+TEST_CASE("corrupt: broken YAML is an error with its line and column") {
+  // A list item indented less than its siblings: yaml-cpp stops at line 4, column 2.
+  auto e = parse_error("version: 1\nfolders:\n  - a\n - b\n");
+  CHECK(e.code == ErrorCode::corrupt);
+  CHECK(contains(e.message, "invalid YAML at line 4, column 2: "));
+  // An unclosed flow sequence: found missing at the end, line 3.
+  e = parse_error("version: 1\nfolders: [a, b\n");
+  CHECK(e.code == ErrorCode::corrupt);
+  CHECK(contains(e.message, "invalid YAML at line 3, column 1: "));
+}
+
+TEST_CASE("corrupt: not a mapping, or no version") {
+  CHECK(parse_error("- a\n- b\n").code == ErrorCode::corrupt);
+  CHECK(contains(parse_error("- a\n").message, "expected a mapping"));
+  CHECK(contains(parse_error("").message, "expected a mapping"));
+  auto e = parse_error("tool: condacuda 1.2.3\nentries: []\n");
+  CHECK(e.code == ErrorCode::corrupt);
+  CHECK(contains(e.message, "'version'"));
+}
+
+TEST_CASE("corrupt: an entry without a key it needs names the key") {
+  struct Case {
+    const char* entry;
+    const char* key;
+  };
+  for (const Case& c : {Case{"  - kind: file\n    sha256: aa\n", "'path'"}, Case{"  - path: a\n    sha256: aa\n", "'kind'"},
+                        Case{"  - path: a\n    kind: file\n", "'sha256'"}, Case{"  - path: a\n    kind: symlink\n", "'target'"},
+                        Case{"  - path: [a, b]\n    kind: file\n    sha256: aa\n", "'path'"},
+                        Case{"  - path: a\n    kind: symlink\n    target: {x: 1}\n", "'target'"}}) {
+    INFO(c.entry);
+    auto e = parse_error(std::string(valid_header) + "entries:\n" + c.entry);
+    CHECK(e.code == ErrorCode::corrupt);
+    CHECK(contains(e.message, c.key));
+  }
+  auto e = parse_error(std::string(valid_header) + "entries:\n  - path: a\n    kind: directory\n");
+  CHECK(e.code == ErrorCode::corrupt);
+  CHECK(contains(e.message, "unknown entry kind 'directory'"));
+}
+
+TEST_CASE("corrupt: an ill-typed value is an error with its line, not an exception") {
+  auto e = parse_error("version: one\n");
+  CHECK(e.code == ErrorCode::corrupt);
+  CHECK(contains(e.message, "line 1"));
+  e = parse_error(std::string(valid_header) + "dirs:\n  - [nested]\n");
+  CHECK(e.code == ErrorCode::corrupt);
+  CHECK(contains(e.message, "line 5"));
+}
+
+TEST_CASE("unsupported: a manifest from a newer condacuda") {
+  auto e = parse_error("version: 2\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
+  CHECK(e.code == ErrorCode::unsupported);
+  CHECK(contains(e.message, "version 2"));
+}
