@@ -108,6 +108,8 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
       if (now.kind == PathState::Kind::absent) continue;
       Change c{matches(old, now) ? Change::Action::remove : Change::Action::leave, old.path, old.kind,
                matches(old, now) ? "no longer needed" : leave_reason(now)};
+      // What is left stays in the manifest, as undo keeps it: reported again, never forgotten.
+      if (c.action == Change::Action::leave) set.manifest.entries.push_back(old);
       set.changes.push_back(c);
     }
   }

@@ -50,6 +50,74 @@ Result<std::string> scalar(const YAML::Node& node, const char* key) {
 }
 } // namespace
 
+namespace {
+// A key that holds a list: absent is an empty list; anything else is an error
+// (an `entries: 5` read as "nothing created" would make undo forget files).
+Result<std::vector<YAML::Node>> list(const YAML::Node& root, const char* key) {
+  YAML::Node v = root[key];
+  std::vector<YAML::Node> out;
+  if (!v || v.IsNull()) return out;
+  if (!v.IsSequence()) return bad(std::string("'") + key + "' is not a list (line " + std::to_string(v.Mark().line + 1) + ")");
+  for (const auto& item : v) out.push_back(item);
+  return out;
+}
+
+Result<std::string> string_item(const YAML::Node& item, const char* key) {
+  if (!item.IsScalar())
+    return bad(std::string("an item of '") + key + "' is not a string (line " + std::to_string(item.Mark().line + 1) + ")");
+  return item.as<std::string>();
+}
+
+// folders and dirs: strings naming paths inside the env.
+Status read_paths(const YAML::Node& root, const char* key, const char* what, std::vector<std::string>& out) {
+  auto items = list(root, key);
+  if (!items) return items.error();
+  for (const auto& item : *items) {
+    auto path = string_item(item, key);
+    if (!path) return path.error();
+    if (auto ok = confined(*path, what); !ok) return ok.error();
+    out.push_back(*path);
+  }
+  return ok_status();
+}
+
+Result<ManifestEntry> read_entry(const YAML::Node& e) {
+  if (!e.IsMap()) return bad("an item of 'entries' is not a mapping (line " + std::to_string(e.Mark().line + 1) + ")");
+  ManifestEntry entry;
+  auto path = scalar(e, "path");
+  auto kind = scalar(e, "kind");
+  if (!path) return path.error();
+  if (!kind) return kind.error();
+  entry.path = *path;
+  if (auto ok = confined(entry.path, "entry path"); !ok) return ok.error();
+  if (*kind == "file") {
+    auto sha = scalar(e, "sha256");
+    if (!sha) return sha.error();
+    entry.sha256 = *sha;
+  } else if (*kind == "symlink") {
+    entry.kind = ManifestEntry::Kind::symlink;
+    auto target = scalar(e, "target");
+    if (!target) return target.error();
+    entry.target = *target;
+  } else {
+    return bad("unknown entry kind '" + *kind + "'");
+  }
+  return entry;
+}
+
+Result<int> read_version(const YAML::Node& root) {
+  YAML::Node v = root["version"];
+  if (!v) return bad("not a condacuda manifest (no 'version')");
+  int version = 0;
+  if (!v.IsScalar() || !YAML::convert<int>::decode(v, version))
+    return bad("'version' is not a number (line " + std::to_string(v.Mark().line + 1) + ")");
+  if (version > 1)
+    return make_error(ErrorCode::unsupported, "manifest version " + std::to_string(version) + " is newer than this condacuda");
+  if (version < 1) return bad("manifest version " + std::to_string(version) + " does not exist");
+  return version;
+}
+} // namespace
+
 Result<Manifest> parse_manifest(std::string_view text) {
   YAML::Node root;
   try {
@@ -60,44 +128,23 @@ Result<Manifest> parse_manifest(std::string_view text) {
   }
   if (!root.IsMap()) return bad("not a condacuda manifest (expected a mapping)");
   Manifest m;
-  try {
-    if (!root["version"]) return bad("not a condacuda manifest (no 'version')");
-    m.version = root["version"].as<int>();
-    if (m.version != 1) return make_error(ErrorCode::unsupported, "manifest version " + std::to_string(m.version) + " is newer than this condacuda");
-    if (root["tool"]) m.tool = root["tool"].as<std::string>();
-    for (const auto& f : root["folders"]) {
-      m.folders.push_back(f.as<std::string>());
-      if (auto ok = confined(m.folders.back(), "folder"); !ok) return ok.error();
-    }
-    for (const auto& e : root["entries"]) {
-      ManifestEntry entry;
-      auto path = scalar(e, "path");
-      auto kind = scalar(e, "kind");
-      if (!path) return path.error();
-      if (!kind) return kind.error();
-      entry.path = *path;
-      if (auto ok = confined(entry.path, "entry path"); !ok) return ok.error();
-      if (*kind == "file") {
-        auto sha = scalar(e, "sha256");
-        if (!sha) return sha.error();
-        entry.sha256 = *sha;
-      } else if (*kind == "symlink") {
-        entry.kind = ManifestEntry::Kind::symlink;
-        auto target = scalar(e, "target");
-        if (!target) return target.error();
-        entry.target = *target;
-      } else {
-        return bad("unknown entry kind '" + *kind + "'");
-      }
-      m.entries.push_back(std::move(entry));
-    }
-    for (const auto& d : root["dirs"]) {
-      m.dirs.push_back(d.as<std::string>());
-      if (auto ok = confined(m.dirs.back(), "folder created"); !ok) return ok.error();
-    }
-  } catch (const YAML::Exception& e) {
-    return bad("ill-typed manifest at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  auto version = read_version(root);
+  if (!version) return version.error();
+  m.version = *version;
+  if (root["tool"]) {
+    auto tool = scalar(root, "tool");
+    if (!tool) return tool.error();
+    m.tool = *tool;
   }
+  if (auto ok = read_paths(root, "folders", "folder", m.folders); !ok) return ok.error();
+  auto entries = list(root, "entries");
+  if (!entries) return entries.error();
+  for (const auto& e : *entries) {
+    auto entry = read_entry(e);
+    if (!entry) return entry.error();
+    m.entries.push_back(std::move(*entry));
+  }
+  if (auto ok = read_paths(root, "dirs", "folder created", m.dirs); !ok) return ok.error();
   return m;
 }
 

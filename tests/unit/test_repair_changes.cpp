@@ -29,8 +29,8 @@ ManifestEntry link_entry(const std::string& path, const std::string& target) {
   return {path, ManifestEntry::Kind::symlink, "", target};
 }
 
-PathState file_state(const std::string& sha) { return {PathState::Kind::file, sha, ""}; }
-PathState link_state(const std::string& target) { return {PathState::Kind::symlink, "", target}; }
+PathState file_state(const std::string& sha) { return {PathState::Kind::file, sha, "", ""}; }
+PathState link_state(const std::string& target) { return {PathState::Kind::symlink, "", target, ""}; }
 
 DesiredState wanted(const std::vector<ManifestEntry>& entries) {
   DesiredState d;
@@ -150,7 +150,7 @@ TEST_CASE("conflict: a file condacuda did not create is in the way") {
   set = compute_changes(want, manifest_of({file_entry(unhook, "bb")}), disk, "t");
   CHECK(change_for(set, hook).action == Action::conflict);
   // Neither does a directory or another kind of file.
-  set = compute_changes(want, std::nullopt, {{hook, PathState{PathState::Kind::other, "", ""}}}, "t");
+  set = compute_changes(want, std::nullopt, {{hook, PathState{PathState::Kind::other, "", "", ""}}}, "t");
   CHECK(change_for(set, hook).action == Action::conflict);
 }
 
@@ -190,7 +190,8 @@ TEST_CASE("remove or leave: what the previous repair made and is no longer wante
   CHECK_FALSE(has_change(set, gone));                         // already gone: nothing to do
   CHECK(set.writes());
   CHECK_FALSE(set.conflicts());
-  CHECK(set.manifest.entries == std::vector<ManifestEntry>{file_entry(hook, "aa")});
+  // What is left stays listed (as undo keeps it), so that undo reports it later.
+  CHECK(set.manifest.entries == std::vector<ManifestEntry>{file_entry(hook, "aa"), file_entry(unhook, "bb")});
 }
 
 TEST_CASE("undo: removes what is unchanged, leaves what was changed, skips what is gone") {

@@ -154,6 +154,34 @@ TEST_CASE("corrupt: an ill-typed value is an error with its line, not an excepti
   CHECK(contains(e.message, "line 5"));
 }
 
+TEST_CASE("corrupt: a list key that holds something else is an error, never an empty list") {
+  // `entries: 5` read as "nothing created" would make undo forget what repair made.
+  for (std::string key : {"folders", "entries", "dirs"}) {
+    auto e = parse_error(std::string("version: 1\n") + key + ": 5\n");
+    CHECK(e.code == ErrorCode::corrupt);
+    CHECK(contains(e.message, "'" + key + "' is not a list (line 2)"));
+  }
+  auto e = parse_error(std::string(valid_header) + "entries:\n  - 5\n");
+  CHECK(contains(e.message, "an item of 'entries' is not a mapping"));
+}
+
+TEST_CASE("corrupt: paths that leave the env (undo deletes what the manifest lists)") {
+  for (std::string bad : {"../victim.txt", "/etc/passwd", "etc/../../x", "etc//x"}) {
+    auto entry = parse_error(std::string(valid_header) + "entries:\n  - path: \"" + bad + "\"\n    kind: file\n    sha256: aa\n");
+    CHECK(entry.code == ErrorCode::corrupt);
+    CHECK(contains(entry.message, "entry path '" + bad + "' is not a path inside the env"));
+    CHECK(contains(parse_error(std::string(valid_header) + "dirs: [\"" + bad + "\"]\n").message, "is not a path inside the env"));
+    CHECK(contains(parse_error("version: 1\nfolders: [\"" + bad + "\"]\n").message, "folder '" + bad + "' is not a path"));
+  }
+}
+
+TEST_CASE("corrupt: a version that is not a number, or below 1") {
+  CHECK(contains(parse_error("version: one\n").message, "'version' is not a number (line 1)"));
+  auto zero = parse_error("version: 0\n");
+  CHECK(zero.code == ErrorCode::corrupt);
+  CHECK(contains(zero.message, "manifest version 0 does not exist"));
+}
+
 TEST_CASE("unsupported: a manifest from a newer condacuda") {
   auto e = parse_error("version: 2\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
   CHECK(e.code == ErrorCode::unsupported);
