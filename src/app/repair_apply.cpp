@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <ranges>
 #include <set>
 
 #include "sys/prefix_tree.hpp"
@@ -32,24 +31,20 @@ std::vector<std::string> folders_of(const std::vector<std::string>& paths) {
   return {all.begin(), all.end()}; // std::set order: parents before children
 }
 
+void add_once(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+// Whether folder `dir` (absolute, reached without links) holds nothing but `child`.
 bool holds_only(const std::string& dir, const std::string& child) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().filename() != child) return false;
   return !ec;
-}
-
-// An etc/condacuda without a manifest is what a run killed before its first
-// journal left (or an undo killed after removing the manifest): condacuda's
-// own, as is an `etc` that holds nothing else. Returns those folders.
-std::vector<std::string> leftover_own_folders(sys::PrefixTree& tree) {
-  std::vector<std::string> out;
-  tree.remove_temporaries(own_folder);
-  if (tree.state(own_folder).kind != repair::PathState::Kind::other || !holds_only(tree.path() + "/" + own_folder, ""))
-    return out;
-  out.push_back(own_folder);
-  if (holds_only(tree.path() + "/etc", "condacuda")) out.insert(out.begin(), "etc");
-  return out;
 }
 
 Status write_manifest(sys::PrefixTree& tree, const repair::Manifest& m) {
@@ -83,10 +78,6 @@ void count(ApplyCounts& counts, repair::Change::Action a) {
   }
 }
 
-void add_once(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
-}
-
 // The journal: every file and folder that may exist after this run, old and
 // new, so that a run killed at any point leaves only what the manifest
 // accounts for; the next repair or undo completes from there.
@@ -99,17 +90,69 @@ repair::Manifest journal_of(const repair::Manifest& next, const std::optional<re
   return journal;
 }
 
+// The folders the wanted files need that do not exist yet, parents first,
+// beginning with the manifest's own (etc, etc/condacuda).
+std::vector<std::string> missing_folders(const sys::PrefixTree& tree, const repair::DesiredState& desired) {
+  std::vector<std::string> wanted = folders_to(own_folder), files, missing;
+  for (const auto& d : desired.entries) files.push_back(d.entry.path);
+  for (const auto& f : folders_of(files)) add_once(wanted, f);
+  for (const auto& f : wanted)
+    if (tree.state(f).kind == repair::PathState::Kind::absent) missing.push_back(f);
+  return missing;
+}
+
+// Writes the journal. When the manifest's folder does not exist yet, it is
+// built under a temporary name with the journal in it and renamed into place
+// (with `etc` when that is missing too): it never exists without a manifest,
+// whatever moment a kill comes.
+Status write_journal(sys::PrefixTree& tree, const repair::Manifest& journal) {
+  if (tree.state(own_folder).kind != repair::PathState::Kind::absent) return write_manifest(tree, journal);
+  const bool have_etc = tree.state("etc").kind != repair::PathState::Kind::absent;
+  const std::string top = have_etc ? own_folder : "etc", tmp = sys::temporary_name(top);
+  const std::string inside = have_etc ? tmp : tmp + "/condacuda";
+  if (auto made = tree.make_directory(tmp); !made) return made.error();
+  if (!have_etc)
+    if (auto made = tree.make_directory(inside); !made) return made.error();
+  if (auto s = tree.write_file(inside + "/manifest.yml", repair::render_manifest(journal)); !s) return s.error();
+  return tree.rename_new(tmp, top);
+}
+
+// mkdir of the folders of `to_make` but the manifest's (write_journal makes those).
+Status make_other_folders(sys::PrefixTree& tree, const std::vector<std::string>& to_make) {
+  const auto own = folders_to(own_folder);
+  for (const auto& f : to_make) {
+    if (contains(own, f)) continue;
+    if (auto made = tree.make_directory(f); !made) return made.error();
+  }
+  return ok_status();
+}
+
+// Removes the manifest with its folder (and `etc` when condacuda made it and
+// nothing else lives there): renamed to a temporary name first, so that a kill
+// leaves a temporary the next run removes, never a folder without manifest.
+void remove_manifest_folder(sys::PrefixTree& tree, const std::vector<std::string>& dirs) {
+  std::string top;
+  if (contains(dirs, "etc") && holds_only(tree.path() + "/etc", "condacuda")) top = "etc";
+  else if (contains(dirs, own_folder) && holds_only(tree.path() + "/" + own_folder, "manifest.yml")) top = own_folder;
+  if (top.empty() || !tree.rename_new(top, sys::temporary_name(top))) {
+    (void)tree.remove_file(repair::manifest_path);
+    return;
+  }
+  tree.remove_temporaries(top == "etc" ? "" : "etc");
+}
+
+// What a killed run left: temporaries beside condacuda's files and folders.
+void remove_temporaries(sys::PrefixTree& tree, const std::vector<std::string>& paths) {
+  for (const char* folder : {"", "etc", own_folder}) tree.remove_temporaries(folder);
+  for (const auto& folder : folders_of(paths)) tree.remove_temporaries(folder);
+}
+
 // Opens and locks the env before anything is read for a change or created.
 Result<sys::PrefixTree> open_locked(const std::string& prefix) {
   auto tree = sys::PrefixTree::open(prefix);
   if (!tree) return tree.error();
   if (auto s = tree->lock(lock_wait); !s) return s.error();
   return tree;
-}
-
-// The temporaries a killed run left beside the files condacuda manages.
-void remove_temporaries(sys::PrefixTree& tree, const std::vector<std::string>& paths) {
-  for (const auto& folder : folders_of(paths)) tree.remove_temporaries(folder);
 }
 } // namespace
 
@@ -124,20 +167,14 @@ Result<Applied> apply_repair(const std::string& prefix, const repair::DesiredSta
   Applied applied{{}, repair::compute_changes(desired, *previous, sys::read_path_states(*tree, paths), tool)};
   if (applied.changes.conflicts()) return make_error(ErrorCode::conflict, "a path repair needs is taken", prefix);
   repair::Manifest& next = applied.changes.manifest;
-  next.dirs = *previous ? (*previous)->dirs : leftover_own_folders(*tree);
-  // Folders to create, recorded before any is made (the manifest's own first).
-  std::vector<std::string> wanted = folders_to(own_folder), to_make, files;
-  for (const auto& d : desired.entries) files.push_back(d.entry.path);
-  for (const auto& f : folders_of(files)) add_once(wanted, f);
-  for (const auto& f : wanted)
-    if (tree->state(f).kind == repair::PathState::Kind::absent) to_make.push_back(f);
+  if (*previous) next.dirs = (*previous)->dirs;
+  // Folders to create, recorded in the journal before any is made.
+  std::vector<std::string> to_make = missing_folders(*tree, desired);
   for (const auto& f : to_make) add_once(next.dirs, f);
   applied.counts.dirs_created = to_make;
-  for (const auto& f : wanted) {
-    if (auto made = tree->make_directory(f); !made) return made.error();
-    if (f == own_folder && applied.changes.writes())
-      if (auto s = write_manifest(*tree, journal_of(next, *previous)); !s) return s.error();
-  }
+  if (applied.changes.writes() || !to_make.empty())
+    if (auto s = write_journal(*tree, journal_of(next, *previous)); !s) return s.error();
+  if (auto s = make_other_folders(*tree, to_make); !s) return s.error();
   for (const auto& c : applied.changes.changes) {
     if (auto s = carry_out(*tree, desired, c); !s) return s.error();
     count(applied.counts, c.action);
@@ -151,15 +188,12 @@ Result<Applied> apply_undo(const std::string& prefix) {
   if (!tree) return tree.error();
   auto manifest = sys::read_manifest(*tree);
   if (!manifest) return manifest.error();
-  if (!*manifest) {
-    // Nothing to undo, but what a killed run left of condacuda's own folders.
-    for (const auto& d : leftover_own_folders(*tree) | std::views::reverse) tree->remove_directory_if_empty(d);
-    return Applied{};
-  }
-  const repair::Manifest& m = **manifest;
   std::vector<std::string> paths;
-  for (const auto& e : m.entries) paths.push_back(e.path);
+  if (*manifest)
+    for (const auto& e : (*manifest)->entries) paths.push_back(e.path);
   remove_temporaries(*tree, paths);
+  if (!*manifest) return Applied{};
+  const repair::Manifest& m = **manifest;
   Applied applied{{}, repair::undo_changes(m, sys::read_path_states(*tree, paths))};
   repair::Manifest left = m;
   left.entries.clear();
@@ -177,17 +211,14 @@ Result<Applied> apply_undo(const std::string& prefix) {
     if (auto s = write_manifest(*tree, left); !s) return s.error();
     return applied;
   }
-  // Folders repair created, deepest first, when nothing else lives there; the
-  // manifest's own last, after the manifest (a run killed in between leaves an
-  // empty etc/condacuda, which the next one recognises).
+  // Folders repair created, deepest first, when nothing else lives there;
+  // the manifest's own last, with the manifest.
   std::vector<std::string> dirs = m.dirs;
   std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   for (const auto& d : dirs)
     if (d != own_folder && d != "etc") tree->remove_directory_if_empty(d);
-  (void)tree->remove_file(repair::manifest_path);
   (void)tree->remove_file("etc/condacuda/.lock"); // the lock file condacuda 0.1 kept there
-  for (const auto& d : dirs)
-    if (d == own_folder || d == "etc") tree->remove_directory_if_empty(d);
+  remove_manifest_folder(*tree, m.dirs);
   return applied;
 }
 

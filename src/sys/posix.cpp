@@ -36,14 +36,12 @@ Error errno_error(int e, std::string_view what, const std::string& path) {
   return make_error(error_code_for_errno(e), std::string(what) + ": " + std::strerror(e), path);
 }
 
-namespace {
-// A name beside `name` that no other writer of this process or another uses
-// at the same time: the pid and a per-process counter.
 std::string temporary_name(const std::string& name) {
   static std::atomic<unsigned> counter{0};
   return name + std::string(temporary_marker) + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
+namespace {
 // The error of the call that just failed (errno), after removing the temporary.
 Status fail_removing(int dir, const std::string& tmp, const std::string& shown, const char* what) {
   Error e = errno_error(errno, what, shown);

@@ -38,6 +38,9 @@ Error errno_error(int e, std::string_view what, const std::string& path);
 // Every temporary file or link condacuda creates is named
 // "<target><temporary_marker><unique>" in the target's folder.
 inline constexpr std::string_view temporary_marker = ".condacuda-tmp-";
+// A name for a temporary beside `name` that no other writer uses at the same
+// time: "<name>.condacuda-tmp-<pid>-<n>".
+std::string temporary_name(const std::string& name);
 
 // Writes `content` to `path` atomically: a temporary file beside it, created
 // exclusively (never through a planted link), fsync, then renamed over the

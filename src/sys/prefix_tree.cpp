@@ -226,24 +226,75 @@ void PrefixTree::remove_directory_if_empty(const std::string& rel) {
   if (auto dir = parent_of(rel, leaf)) ::unlinkat(dir->get(), leaf.c_str(), AT_REMOVEDIR);
 }
 
+Result<Fd> PrefixTree::folder(const std::string& rel) const {
+  if (rel.empty()) {
+    // A new open file description: a dup would share its directory offset.
+    Fd root(::openat(root_.get(), ".", folder_flags));
+    if (!root.valid()) return errno_error(errno, "cannot open the env", path_);
+    return root;
+  }
+  std::string leaf;
+  auto parent = parent_of(rel, leaf);
+  if (!parent) return parent.error();
+  Fd dir(::openat(parent->get(), leaf.c_str(), folder_flags));
+  if (!dir.valid()) return unreachable(rel, rel, errno);
+  return dir;
+}
+
+Status PrefixTree::rename_new(const std::string& from, const std::string& to) {
+  std::string from_leaf, to_leaf;
+  auto from_dir = parent_of(from, from_leaf);
+  if (!from_dir) return from_dir.error();
+  auto to_dir = parent_of(to, to_leaf);
+  if (!to_dir) return to_dir.error();
+  if (::renameat2(from_dir->get(), from_leaf.c_str(), to_dir->get(), to_leaf.c_str(), RENAME_NOREPLACE) != 0)
+    return errno_error(errno, "cannot rename into place", path_ + "/" + to);
+  return ok_status();
+}
+
+namespace {
+// Removes the entry `name` of `dir`, and when it is a folder (not a link)
+// everything in it first; bounded in depth (temporaries are shallow).
+void remove_entry(int dir, const std::string& name, int depth) {
+  struct stat st {};
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    ::unlinkat(dir, name.c_str(), 0);
+    return;
+  }
+  int fd = depth < 4 ? ::openat(dir, name.c_str(), folder_flags) : -1;
+  if (DIR* d = fd < 0 ? nullptr : ::fdopendir(fd)) { // owns fd from here
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d))
+      if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..") names.emplace_back(e->d_name);
+    for (const auto& n : names) remove_entry(::dirfd(d), n, depth + 1);
+    ::closedir(d);
+  } else if (fd >= 0) {
+    ::close(fd);
+  }
+  ::unlinkat(dir, name.c_str(), AT_REMOVEDIR);
+}
+} // namespace
+
 std::vector<std::string> PrefixTree::remove_temporaries(const std::string& rel_dir) {
   std::vector<std::string> removed;
-  std::string leaf;
-  auto parent = parent_of(rel_dir, leaf);
-  if (!parent) return removed;
-  int fd = ::openat(parent->get(), leaf.c_str(), folder_flags);
-  if (fd < 0) return removed;
-  DIR* d = ::fdopendir(fd); // owns fd from here
+  auto dir = folder(rel_dir);
+  if (!dir) return removed;
+  int fd = ::dup(dir->get());
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd); // owns fd from here
   if (!d) {
-    ::close(fd);
+    if (fd >= 0) ::close(fd);
     return removed;
   }
+  ::rewinddir(d);
   std::vector<std::string> names;
   while (const dirent* e = ::readdir(d))
     if (std::string_view(e->d_name).find(temporary_marker) != std::string_view::npos) names.emplace_back(e->d_name);
-  for (const auto& name : names)
-    if (::unlinkat(::dirfd(d), name.c_str(), 0) == 0) removed.push_back(rel_dir + "/" + name);
   ::closedir(d);
+  for (const auto& name : names) {
+    remove_entry(dir->get(), name, 0);
+    removed.push_back(rel_dir.empty() ? name : rel_dir + "/" + name);
+  }
   return removed;
 }
 

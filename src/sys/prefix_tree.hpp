@@ -54,9 +54,14 @@ public:
   Status remove_file(const std::string& rel);
   // rmdir when empty; anything else is left.
   void remove_directory_if_empty(const std::string& rel);
-  // Removes the temporaries an interrupted run left in folder `rel_dir`
-  // ("<name>.condacuda-tmp-..."); returns their names. A folder that is
-  // absent or behind a link is left alone.
+  // Renames `from` to `to` in one step, both in the same folder; fails when
+  // `to` exists (RENAME_NOREPLACE): a folder can be built under a temporary
+  // name and appear whole.
+  Status rename_new(const std::string& from, const std::string& to);
+  // Removes the temporaries an interrupted run left in folder `rel_dir` (""
+  // for the prefix itself): files and links named "<name>.condacuda-tmp-...",
+  // and folders so named with what they hold (never following a link).
+  // Returns their names. A folder that is absent or behind a link is left alone.
   std::vector<std::string> remove_temporaries(const std::string& rel_dir);
 
 private:
@@ -64,6 +69,8 @@ private:
   // The folder that holds `rel`'s last component, opened component by
   // component without following links; `leaf` receives that component.
   Result<Fd> parent_of(const std::string& rel, std::string& leaf) const;
+  // The folder `rel` itself ("" for the prefix), opened the same way.
+  Result<Fd> folder(const std::string& rel) const;
   Error unreachable(const std::string& rel, const std::string& component, int e) const;
 
   Fd root_;

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# repair and undo serialise on the env's lock (a flock on the prefix folder,
+# taken before anything is read or created, never deleted): 4 repairs and 4
+# undos at once, 20 rounds. Every command exits 0, or 4 saying that another
+# condacuda holds the env; after each round the env is either repaired or as
+# it was (nothing half done), and undo then gives the original tree back.
+source "$(dirname "$0")/lib.sh"
+export PYTHONDONTWRITEBYTECODE=1
+unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
+
+build_demo_env "$scratch/demo"
+env=$scratch/demo/env
+tree() {
+  (cd "$1" && find . -printf '%p %y %m %s %l\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+tree "$env" > "$scratch/original"
+"$CONDACUDA" repair -p "$env" > /dev/null
+tree "$env" > "$scratch/repaired"
+"$CONDACUDA" undo -p "$env" > /dev/null
+
+busy=0
+for round in $(seq 1 20); do
+  pids=()
+  for i in 1 2 3 4; do
+    "$CONDACUDA" repair -p "$env" > "$scratch/r$i.out" 2> "$scratch/r$i.err" & pids+=($!)
+    "$CONDACUDA" undo -p "$env" > "$scratch/u$i.out" 2> "$scratch/u$i.err" & pids+=($!)
+  done
+  for n in "${!pids[@]}"; do
+    status=0
+    wait "${pids[$n]}" || status=$?
+    case "$status" in
+    0) ;;
+    4) grep -q "another condacuda (pid [0-9]*) is changing this env" "$scratch"/*.err || fail "round $round: exit 4 without saying who holds the env"
+       busy=$((busy + 1)) ;;
+    *) cat "$scratch"/*.err >&2; fail "round $round: a command exited $status" ;;
+    esac
+  done
+  tree "$env" > "$scratch/t"
+  if ! cmp -s "$scratch/t" "$scratch/original" && ! cmp -s "$scratch/t" "$scratch/repaired"; then
+    diff "$scratch/repaired" "$scratch/t" >&2 || true
+    fail "round $round: the env is neither repaired nor as it was"
+  fi
+done
+"$CONDACUDA" undo -p "$env" > /dev/null
+tree "$env" > "$scratch/t"
+cmp -s "$scratch/original" "$scratch/t" || fail "undo after the rounds did not give the original tree back"
+note "20 rounds of 4 repairs and 4 undos at once: consistent after each ($busy busy refusals)"
