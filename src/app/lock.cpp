@@ -54,7 +54,7 @@ Result<LockedEnv> lock_env(const LockOptions& options) {
 
 Result<lock::ReleaseTable> release_table(const std::string& path) {
   Result<lock::ReleaseTable> table = path.empty() ? lock::embedded_release_table() : [&]() -> Result<lock::ReleaseTable> {
-    auto text = sys::read_text_file(path);
+    auto text = sys::read_text_file(path, sys::read_cap::release_table);
     if (!text) return text.error();
     return lock::parse_release_table(*text, path);
   }();
@@ -63,7 +63,7 @@ Result<lock::ReleaseTable> release_table(const std::string& path) {
 }
 
 Result<lock::Lockfile> read_lock(const std::string& path) {
-  auto text = sys::read_text_file(path);
+  auto text = sys::read_text_file(path, sys::read_cap::lockfile);
   if (!text) return make_error(ErrorCode::bad_input, "cannot read the lock: " + text.error().describe());
   auto parsed = lock::parse_lock(*text, path);
   if (!parsed) return as_bad_input(parsed.error());

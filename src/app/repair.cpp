@@ -65,6 +65,7 @@ RepairOutcome repair(const RepairOptions& options) {
   auto& files = sys::process_file_view();
   auto inputs = doctor_inputs(options.env, BaseLdLibraryPath::this_shell(), files);
   if (!inputs) return failed(std::move(o), inputs.error());
+  o.warnings = inputs->inventory.warnings;
   auto previous = sys::read_manifest(prefix);
   if (!previous) {
     Error e = previous.error();

@@ -42,6 +42,7 @@ struct RepairOutcome {
   std::optional<std::pair<int, int>> after; // doctor after applying: errors, warnings
   RepairStatus status = RepairStatus::error;
   std::optional<Error> error; // status error: said once, nothing else to show
+  std::vector<std::string> warnings; // what reading the env skipped (unreadable records, ...)
 };
 
 RepairOutcome repair(const RepairOptions& options);

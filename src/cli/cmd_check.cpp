@@ -65,7 +65,10 @@ Command add_check(CLI::App& root) {
             }
             int code = exit_code_for(report->outcome);
             if (args->out.json) emit(report::check_json(*report, code).dump() + "\n");
-            else emit(report::check_text(*report, style_for(args->out)));
+            else {
+              const report::Style style = style_for(args->out);
+              emit_text(report::check_text(*report, style), style);
+            }
             return code;
           }};
 }

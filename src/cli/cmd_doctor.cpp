@@ -32,9 +32,13 @@ Command add_doctor(CLI::App& root) {
               print_error(report.error().describe());
               return exit_code_for(report.error());
             }
-            if (args->dot) emit(report::doctor_dot(*report));
+            for (const auto& w : report->inputs.inventory.warnings) print_warning(w);
+            if (args->dot) emit_text(report::doctor_dot(*report), {});
             else if (args->out.json) emit(report::doctor_json(*report).dump() + "\n");
-            else emit(report::doctor_text(*report, style_for(args->out), args->verbose));
+            else {
+              const report::Style style = style_for(args->out);
+              emit_text(report::doctor_text(*report, style, args->verbose), style);
+            }
             return report->healthy() ? int(exit_ok) : int(exit_problems);
           }};
 }

@@ -23,7 +23,10 @@ Command add_info(CLI::App& root) {
               return exit_code_for(inv.error());
             }
             if (args->out.json) emit(report::info_json(*env, *inv).dump() + "\n");
-            else emit(report::info_text(*env, *inv, style_for(args->out)));
+            else {
+              const report::Style style = style_for(args->out);
+              emit_text(report::info_text(*env, *inv, style), style);
+            }
             return int(exit_ok);
           }};
 }

@@ -21,7 +21,10 @@ Command add_list(CLI::App& root) {
             auto listed = app::list();
             for (const auto& w : listed.warnings) print_warning(w.describe());
             if (out->json) emit(report::list_json(listed.envs).dump() + "\n");
-            else emit(report::list_text(listed.envs, style_for(*out)));
+            else {
+              const report::Style style = style_for(*out);
+              emit_text(report::list_text(listed.envs, style), style);
+            }
             return int(exit_ok);
           }};
 }

@@ -69,7 +69,10 @@ int write_lock(const LockArgs& a, const app::LockedEnv& current) {
 int check_lock(const LockArgs& a, const lock::Lockfile& locked, const env::EnvRecord& env, const app::LockedEnv& current) {
   lock::LockDiff diff = lock::diff_locks(locked, current.lock);
   if (a.out.json) emit(report::lock_check_json(diff, a.check, env).dump() + "\n");
-  else emit(report::lock_check_text(diff, a.check, env.name, style_for(a.out)));
+  else {
+    const report::Style style = style_for(a.out);
+    emit_text(report::lock_check_text(diff, a.check, env.name, style), style);
+  }
   return diff.matches() ? exit_ok : exit_problems;
 }
 

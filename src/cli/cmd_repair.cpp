@@ -54,12 +54,16 @@ int repair_command(const RepairArgs& args) {
     return exit_bad_input;
   }
   auto outcome = app::repair({*env, *shells, args.dry_run});
+  for (const auto& w : outcome.warnings) print_warning(w);
   if (outcome.error) {
     print_error(outcome.error->describe());
     return exit_code_for(outcome);
   }
   if (args.out.json) emit(report::repair_json(outcome).dump() + "\n");
-  else emit(report::repair_text(outcome, style_for(args.out)));
+  else {
+    const report::Style style = style_for(args.out);
+    emit_text(report::repair_text(outcome, style), style);
+  }
   return exit_code_for(outcome);
 }
 } // namespace

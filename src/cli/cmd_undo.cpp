@@ -23,7 +23,10 @@ Command add_undo(CLI::App& root) {
               return exit_code_for(outcome.error());
             }
             if (args->out.json) emit(report::undo_json(*outcome).dump() + "\n");
-            else emit(report::undo_text(*outcome, style_for(args->out)));
+            else {
+              const report::Style style = style_for(args->out);
+              emit_text(report::undo_text(*outcome, style), style);
+            }
             return outcome->left_something() ? int(exit_problems) : int(exit_ok);
           }};
 }

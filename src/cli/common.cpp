@@ -23,8 +23,11 @@ int exit_code_for(const Error& error) {
   return exit_internal;
 }
 
-void print_error(const std::string& message) { std::cerr << "condacuda: " << message << "\n"; }
-void print_warning(const std::string& message) { std::cerr << "condacuda: warning: " << message << "\n"; }
+// Messages name files and values of the env: escaped like the text output.
+void print_error(const std::string& message) { std::cerr << "condacuda: " << report::for_terminal(message, {}) << "\n"; }
+void print_warning(const std::string& message) {
+  std::cerr << "condacuda: warning: " << report::for_terminal(message, {}) << "\n";
+}
 
 void add_env_args(CLI::App* command, EnvArgs& args) {
   command->add_option("ENV", args.env, "Env to use: a name (as with -n) or a path (as with -p)");
@@ -76,5 +79,7 @@ void emit(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
 }
+
+void emit_text(const std::string& text, const report::Style& style) { emit(report::for_terminal(text, style)); }
 
 } // namespace condacuda::cli

@@ -53,8 +53,11 @@ app::BaseLdLibraryPath base_ld_library_path(const std::optional<std::string>& gi
 // it exists (an installed condacuda), 2 when not (a build tree).
 int print_share_dir();
 
-// Writes text to stdout exactly (no added newline).
+// Writes text to stdout exactly (no added newline): JSON, YAML, values.
 void emit(const std::string& text);
+// Writes text for people to stdout: what the env wrote in it made safe for a
+// terminal (report::for_terminal).
+void emit_text(const std::string& text, const report::Style& style);
 
 // One subcommand: its CLI11 node and what to run when it was chosen.
 struct Command {

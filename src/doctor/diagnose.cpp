@@ -8,6 +8,7 @@
 #include <set>
 
 #include "inventory/components.hpp"
+#include "loader/path_list.hpp"
 #include "loader/versions.hpp"
 #include "util/strings.hpp"
 
@@ -52,6 +53,16 @@ private:
     return inside_env(n) ? n.substr(prefix_.size() + 1) : n;
   }
   std::string env_command() const { return "condacuda repair -p '" + report_.inputs.env.prefix + "'"; }
+
+  // The fix that puts the env's folders first on LD_LIBRARY_PATH: its hook,
+  // unless the prefix cannot be written into a path list at all.
+  std::string put_env_first(const std::string& why) const {
+    const std::string& prefix = report_.inputs.env.prefix;
+    if (!loader::fits_path_list(prefix))
+      return "move the env to a path without ':' or ';' (`conda rename`, or a new env): LD_LIBRARY_PATH cannot hold '" +
+             prefix + "', those characters separate its entries, so no activation can put the env's folders first";
+    return "run `" + env_command() + "`" + why;
+  }
 
   Finding& group(const std::string& key, const char* code, Severity severity) {
     auto [it, inserted] = groups_.try_emplace(key);
@@ -225,8 +236,8 @@ private:
       const std::string at_least = f.min_release.empty() ? "" : " (release >= " + f.min_release + ")";
       const std::string package = f.expected_package.substr(0, f.expected_package.find(' '));
       f.fix = f.expected_satisfies
-                  ? "run `" + env_command() + "` (the env's folders go first once activated; `condacuda run` without "
-                    "activation)" + (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
+                  ? put_env_first(" (the env's folders go first once activated; `condacuda run` without activation)") +
+                        (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
               : package.empty() ? install_hint(e.library) + at_least
                                 : "upgrade " + package + " in the env" + at_least;
     } else {
@@ -255,7 +266,7 @@ private:
                       via_phrase(loader::FoundVia::not_found, "") + ")"};
     if (!f.via.empty()) f.evidence.back() = "loaded for it: " + shown(definer) + ", found through " + f.via_entry;
     f.fix = !f.expected.empty() && normal(prefix_ + "/" + f.expected) != definer
-                ? "run `" + env_command() + "` so the env's " + f.expected + " is found first"
+                ? put_env_first(" so the env's " + f.expected + " is found first")
                 : install_hint(e.library);
     add_affected(f, root);
   }
@@ -277,7 +288,7 @@ private:
       expect_env_file(f, *o.soname);
       f.evidence = {"found through " + via_phrase(o.via, o.via_element),
                     "the env has " + f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
-      f.fix = "run `" + env_command() + "` so the env's own copy is found first";
+      f.fix = put_env_first(" so the env's own copy is found first");
       add_affected(f, root);
     }
   }

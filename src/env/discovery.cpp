@@ -6,6 +6,7 @@
 #include <array>
 
 #include "util/strings.hpp"
+#include "util/yaml.hpp"
 
 namespace condacuda::env {
 
@@ -189,9 +190,14 @@ std::vector<std::string> condarc_search_paths(const VarMap& vars, std::string_vi
 
 std::vector<std::string> parse_condarc_envs_dirs(const ConfigFile& file,
                                                  std::vector<Error>& warnings) {
-  // yaml-cpp reports problems by exception; this is the one place that calls it.
+  auto loaded = util::load_yaml(file.content);
+  if (!loaded) {
+    warn(warnings, file.path, loaded.error().message + "; file ignored");
+    return {};
+  }
+  // yaml-cpp reports ill-typed values by exception; this is the one place that reads them.
   try {
-    const YAML::Node doc = YAML::Load(file.content);
+    const YAML::Node& doc = *loaded;
     if (!doc || doc.IsNull()) return {};
     if (!doc.IsMap()) {
       warn(warnings, file.path, "not a mapping of settings; ignored");
@@ -207,8 +213,7 @@ std::vector<std::string> parse_condarc_envs_dirs(const ConfigFile& file,
     if (alias) return sequence_items(alias, "envs_path", file.path, warnings);
     return {};
   } catch (const YAML::Exception& e) {
-    warn(warnings, file.path,
-         "invalid YAML at " + describe_mark(e.mark) + ": " + e.msg + "; file ignored");
+    warn(warnings, file.path, "ill-typed value at " + describe_mark(e.mark) + ": " + e.msg + "; file ignored");
   } catch (const std::exception& e) {
     warn(warnings, file.path, std::string("cannot read settings: ") + e.what() + "; file ignored");
   }
@@ -340,6 +345,13 @@ Error bad_input(std::string message, std::string path = {}) {
 // The record for an absolute prefix, or why it is not an env.
 Result<EnvRecord> record_for(const std::string& prefix, std::string source,
                              const std::vector<RootPrefix>& roots, const PrefixInspector& inspector) {
+  // Linux's PATH_MAX (4096, with the terminating NUL): a longer path exists
+  // only through relative steps, and every system call refuses it whole.
+  constexpr std::size_t path_max = 4096;
+  if (prefix.size() >= path_max)
+    return bad_input("the path is " + std::to_string(prefix.size()) + " bytes long; Linux takes at most " +
+                     std::to_string(path_max - 1) + " (PATH_MAX): move the env to a shorter path (from " + source + ")",
+                     prefix.substr(0, 64) + "...");
   if (!inspector.is_directory(prefix))
     return bad_input("no such directory (from " + source + ")", prefix);
   auto kind = classify(inspector.markers(prefix), prefix, roots);

@@ -67,8 +67,13 @@ Metadata parse_metadata(std::string_view text) {
   for (const auto& raw : util::split(text, "\n")) {
     std::string_view line = raw;
     if (line.empty() || line == "\r") break; // headers end at the first blank line
+    // A name or version is short (PEP 440 versions, PEP 508 names); a longer
+    // value is a hostile file's, and is ignored rather than printed.
+    constexpr std::size_t longest = 256;
     auto take = [&](std::string_view key, std::string& into) {
-      if (into.empty() && line.substr(0, key.size()) == key) into = std::string(util::trim(line.substr(key.size())));
+      if (!into.empty() || line.substr(0, key.size()) != key) return;
+      std::string_view value = util::trim(line.substr(key.size()));
+      if (value.size() <= longest) into = std::string(value);
     };
     take("Name:", m.name);
     take("Version:", m.version);

@@ -15,6 +15,7 @@ namespace condacuda::loader {
 struct OpenedFile {
   int open_errno = 0;     // non-zero: open() failed with this errno (ENOENT, EACCES, ...)
   bool is_directory = false; // open() succeeds on a directory, the header read fails (EISDIR)
+  bool blocks = false;       // a FIFO: ld.so's open() (no O_NONBLOCK) waits for a writer, forever
   std::uint64_t dev = 0, ino = 0; // the file's identity: ld.so never maps one file twice
   elf::HeaderCheck header;        // valid when opened and not a directory
   std::shared_ptr<const elf::ElfObject> elf; // when the header is acceptable and parsing worked

@@ -108,4 +108,6 @@ std::vector<SearchDir> decompose_path_list(std::string_view value, PathListKind 
   return out;
 }
 
+bool fits_path_list(std::string_view folder) { return folder.find_first_of(":;") == std::string_view::npos; }
+
 } // namespace condacuda::loader

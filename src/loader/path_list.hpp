@@ -41,4 +41,8 @@ struct SearchDir {
 // normalised. An LD_LIBRARY_PATH that is empty gives an empty list.
 std::vector<SearchDir> decompose_path_list(std::string_view value, PathListKind kind, const DstValues& values);
 
+// Whether a folder can be an entry of a path list at all: ':' separates the
+// entries (and ';' too in LD_LIBRARY_PATH, _dl_init_paths), with no escape.
+bool fits_path_list(std::string_view folder);
+
 } // namespace condacuda::loader

@@ -78,6 +78,11 @@ Candidate::Outcome Simulator::try_candidate(const std::string& path, FoundVia st
     c.outcome = opened.open_errno == EACCES ? Candidate::Outcome::no_access
                 : (opened.open_errno == ENOENT || opened.open_errno == ENOTDIR) ? Candidate::Outcome::missing
                                                                                 : Candidate::Outcome::open_error;
+  } else if (opened.blocks) {
+    // open_verify opens without O_NONBLOCK: on a FIFO the loader waits for a
+    // writer and the process hangs there.
+    c.outcome = Candidate::Outcome::fatal;
+    fatal = load_error(ErrorKind::bad_file, path, "a FIFO: the loader would wait forever opening it", -1);
   } else if (opened.is_directory) {
     // open() succeeds on a directory; open_verify's read then fails (E7).
     c.outcome = Candidate::Outcome::fatal;

@@ -4,13 +4,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include "lock/lockfile.hpp"
+#include "util/yaml.hpp"
 
 namespace condacuda::lock {
 
 namespace {
-std::string at(const YAML::Mark& mark) {
-  return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
-}
+std::string at(const YAML::Mark& mark) { return util::yaml_position(mark); }
 
 class Reader {
 public:
@@ -157,8 +156,10 @@ Result<Lockfile> read_v1(const Reader& r, const YAML::Node& root) {
 
 Result<Lockfile> parse_lock(std::string_view text, const std::string& source_name) {
   Reader r(source_name);
+  auto loaded = util::load_yaml(text);
+  if (!loaded) return make_error(loaded.error().code, loaded.error().message, source_name);
   try {
-    YAML::Node root = YAML::Load(std::string(text));
+    const YAML::Node& root = *loaded;
     if (!root.IsMap() || !root["version"])
       return make_error(ErrorCode::corrupt, "not a condacuda lock (expected a mapping that starts with 'version: 1')", source_name);
     auto version = r.text(root, "version", "");
@@ -169,7 +170,7 @@ Result<Lockfile> parse_lock(std::string_view text, const std::string& source_nam
                       at(root["version"].Mark()) + ": lock format version " + *version + " is not supported (this condacuda reads 1)",
                       source_name);
   } catch (const YAML::Exception& e) {
-    return make_error(ErrorCode::corrupt, "invalid YAML at " + at(e.mark) + ": " + e.msg, source_name);
+    return make_error(ErrorCode::corrupt, "ill-typed value at " + util::yaml_position(e.mark) + ": " + e.msg, source_name);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "util/embedded.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
+#include "util/yaml.hpp"
 
 namespace condacuda::lock {
 
@@ -48,9 +49,7 @@ const ReleaseRow* ReleaseTable::installer_row(const std::string& series) const {
 
 namespace {
 // yaml-cpp marks are 0-based; people count from 1.
-std::string at(const YAML::Mark& mark) {
-  return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
-}
+std::string at(const YAML::Mark& mark) { return util::yaml_position(mark); }
 
 Error bad(const std::string& source, const std::string& what) {
   return make_error(ErrorCode::corrupt, what, source);
@@ -133,8 +132,10 @@ Result<ReleaseTable> parse_v1(const YAML::Node& root, const std::string& source)
 } // namespace
 
 Result<ReleaseTable> parse_release_table(std::string_view yaml_text, const std::string& source_name) {
+  auto loaded = util::load_yaml(yaml_text);
+  if (!loaded) return bad(source_name, loaded.error().message);
   try {
-    YAML::Node root = YAML::Load(std::string(yaml_text));
+    const YAML::Node& root = *loaded;
     if (!root.IsMap() || !root["version"])
       return bad(source_name, "not a condacuda release table (expected a mapping starting with 'version: 1')");
     auto version = scalar(root, "version", source_name);
@@ -146,7 +147,7 @@ Result<ReleaseTable> parse_release_table(std::string_view yaml_text, const std::
     if (table) table->sha256 = util::to_hex(util::sha256(yaml_text));
     return table;
   } catch (const YAML::Exception& e) {
-    return bad(source_name, "invalid YAML at " + at(e.mark) + ": " + e.msg);
+    return bad(source_name, "ill-typed value at " + at(e.mark) + ": " + e.msg);
   }
 }
 

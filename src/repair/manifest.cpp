@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "util/strings.hpp"
+#include "util/yaml.hpp"
 
 namespace condacuda::repair {
 
@@ -119,13 +120,9 @@ Result<int> read_version(const YAML::Node& root) {
 } // namespace
 
 Result<Manifest> parse_manifest(std::string_view text) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return bad("invalid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
-               std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  auto loaded = util::load_yaml(text);
+  if (!loaded) return loaded.error();
+  const YAML::Node& root = *loaded;
   if (!root.IsMap()) return bad("not a condacuda manifest (expected a mapping)");
   Manifest m;
   auto version = read_version(root);

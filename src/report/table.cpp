@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/strings.hpp"
+
 namespace condacuda::report {
 
 namespace {
@@ -32,6 +34,16 @@ std::string Table::render(const Style& style, int indent) const {
   std::string out = line(headers_, true);
   for (const auto& r : rows_) out += line(r, false);
   return out;
+}
+
+const std::vector<std::string_view>& Style::sequences() {
+  static const std::vector<std::string_view> all = {"\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[2m", "\x1b[0m"};
+  return all;
+}
+
+std::string for_terminal(const std::string& text, const Style& style) {
+  static const std::vector<std::string_view> none;
+  return util::terminal_safe(text, style.color ? Style::sequences() : none);
 }
 
 } // namespace condacuda::report

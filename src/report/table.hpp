@@ -1,6 +1,7 @@
 #pragma once
 // Plain-text output for people: aligned tables and optional colour.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace condacuda::report {
@@ -14,11 +15,20 @@ struct Style {
   std::string yellow(const std::string& s) const { return wrap("33", s); }
   std::string dim(const std::string& s) const { return wrap("2", s); }
 
+  // Every escape sequence the styles above write: what text for the terminal
+  // may keep (util::terminal_safe escapes any other an env smuggles in).
+  static const std::vector<std::string_view>& sequences();
+
 private:
   std::string wrap(const char* code, const std::string& s) const {
     return color ? "\x1b[" + std::string(code) + "m" + s + "\x1b[0m" : s;
   }
 };
+
+// Text for the terminal: what an env wrote (file names, versions, ELF
+// strings) with its control characters and non-UTF-8 bytes escaped; the
+// styles' own sequences kept when colour is on.
+std::string for_terminal(const std::string& text, const Style& style);
 
 class Table {
 public:

@@ -20,6 +20,8 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
     p.ino = static_cast<std::uint64_t>(st.st_ino);
     if (S_ISDIR(st.st_mode)) {
       p.is_directory = true;
+    } else if (S_ISFIFO(st.st_mode)) {
+      p.blocks = true; // never opened here: the model says what the loader would do
     } else {
       int err = 0;
       auto adopted = adopted_.find(absolute_path);

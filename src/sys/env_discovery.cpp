@@ -47,7 +47,7 @@ bool has_yaml_suffix(const std::string& name) {
 // Reads one config file into files, or records why it could not be read.
 void read_config(const std::string& path, std::vector<env::ConfigFile>& files,
                  std::vector<Error>& warnings) {
-  auto text = read_text_file(path);
+  auto text = read_text_file(path, read_cap::config);
   if (!text.ok()) {
     warnings.push_back(make_error(ErrorCode::io, text.error().message + "; file ignored", path));
     return;
@@ -130,7 +130,7 @@ env::PrefixMarkers DiskPrefixInspector::markers(const std::string& prefix) const
   m.conda_history = file_type(prefix + "/conda-meta/history") == FileType::regular;
   std::string cfg = prefix + "/pyvenv.cfg";
   if (file_type(cfg) == FileType::regular) {
-    auto text = read_text_file(cfg);
+    auto text = read_text_file(cfg, read_cap::config);
     m.pyvenv_cfg = text.ok() ? std::move(*text) : std::string{}; // unreadable: still a venv
   }
   return m;
@@ -147,7 +147,7 @@ DiscoveryContext load_discovery_context(const DiscoveryOptions& options) {
   if (!in.home.empty()) {
     std::string txt = in.home + "/.conda/environments.txt";
     if (file_type(txt) == FileType::regular) {
-      auto text = read_text_file(txt);
+      auto text = read_text_file(txt, read_cap::environments_txt);
       if (text.ok())
         in.environments_txt = std::move(*text);
       else

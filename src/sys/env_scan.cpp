@@ -74,13 +74,17 @@ void read_distributions(const fs::path& prefix, const std::string& site, invento
     inventory::Distribution d;
     d.dist_info = relative_to(entry.path(), prefix);
     d.site_packages = site;
-    if (auto meta = read_text_file((entry.path() / "METADATA").string())) {
+    if (auto meta = read_text_file((entry.path() / "METADATA").string(), read_cap::metadata)) {
       auto m = inventory::parse_metadata(*meta);
       d.name = m.name;
       d.version = m.version;
+    } else if (meta.error().code != ErrorCode::not_found) {
+      s.warnings.push_back(d.dist_info + "/METADATA " + meta.error().message + "; name and version taken from the folder");
     }
-    if (auto record = read_text_file((entry.path() / "RECORD").string())) d.files = inventory::parse_record(*record);
-    else s.warnings.push_back(d.dist_info + ": no readable RECORD");
+    auto record = read_text_file((entry.path() / "RECORD").string(), read_cap::record);
+    if (record) d.files = inventory::parse_record(*record);
+    else if (record.error().code == ErrorCode::not_found) s.warnings.push_back(d.dist_info + ": no readable RECORD");
+    else s.warnings.push_back(d.dist_info + ": no readable RECORD (it " + record.error().message + ")");
     if (d.name.empty()) {
       // METADATA missing: fall back on the folder name "<name>-<version>.dist-info".
       std::string stem = name.substr(0, name.size() - 10);
@@ -99,7 +103,7 @@ void read_conda_meta(const fs::path& prefix, inventory::EnvSnapshot& s) {
     if (entry.path().extension() == ".json") records.push_back(entry.path());
   std::sort(records.begin(), records.end());
   for (const auto& path : records) {
-    auto text = read_text_file(path.string());
+    auto text = read_text_file(path.string(), read_cap::conda_record);
     if (!text) {
       s.warnings.push_back(text.error().describe());
       continue;

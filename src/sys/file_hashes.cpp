@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <optional>
+#include <string>
 #include <fcntl.h>
 #include <span>
 #include <sys/stat.h>
@@ -17,6 +19,19 @@
 namespace condacuda::sys {
 
 namespace {
+// The largest library condacuda hashes: the largest CUDA libraries are under
+// 1 GB; an env file past this (or one that is mostly holes, as `truncate -s 1T`
+// makes) would cost minutes of reading for nothing a loader could map.
+constexpr std::uint64_t max_hashed_bytes = 8ull << 30;
+
+std::optional<std::string> not_hashable(const struct stat& st) {
+  auto size = std::uint64_t(st.st_size), allocated = std::uint64_t(st.st_blocks) * 512;
+  if (size > (64u << 20) && allocated < size / 2)
+    return "a sparse file (" + std::to_string(size) + " bytes, " + std::to_string(allocated) + " on disk)";
+  if (size > max_hashed_bytes)
+    return std::to_string(size) + " bytes, more than the " + std::to_string(max_hashed_bytes) + " condacuda hashes";
+  return std::nullopt;
+}
 struct Job {
   std::string rel, abs;
   FileKey key;
@@ -88,6 +103,10 @@ HashedFiles hash_files(const std::string& prefix, const std::vector<std::string>
       continue;
     }
     job.key = key_of(st);
+    if (auto why = not_hashable(st)) {
+      job.error = job.rel + ": not hashed: " + *why;
+      continue;
+    }
     if (auto hex = cache.find(job.abs, job.key)) job.hex = *hex, ++out.stats.from_cache;
     else to_hash.push_back(&job);
   }

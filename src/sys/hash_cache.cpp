@@ -40,7 +40,7 @@ std::string default_hash_cache_path() {
 
 void HashCache::load(std::vector<std::string>& warnings) {
   if (path_.empty()) return;
-  auto text = read_text_file(path_);
+  auto text = read_text_file(path_, read_cap::hash_cache);
   if (!text) {
     if (text.error().code != ErrorCode::not_found) {
       warnings.push_back("hash cache ignored: " + text.error().describe());

@@ -95,7 +95,7 @@ MachineFacts detect_machine(const std::string& cache_path) {
 }
 
 std::optional<lock::DriverVersion> read_driver_version(const std::string& path) {
-  auto text = read_text_file(path);
+  auto text = read_text_file(path, read_cap::config);
   if (!text) return std::nullopt;
   return lock::parse_proc_driver_version(*text);
 }

@@ -48,21 +48,46 @@ Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
   return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size)};
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!f.valid()) return errno_error(errno, "cannot open", path);
+namespace {
+const char* kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a folder";
+  return "not a file of bytes";
+}
+} // namespace
+
+Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std::string& shown) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return errno_error(errno, "cannot stat", shown);
+  if (!S_ISREG(st.st_mode))
+    return make_error(ErrorCode::corrupt, std::string("is not a regular file (") + kind_of(st.st_mode) + ")", shown);
+  if (std::uint64_t(st.st_size) > max_bytes)
+    return make_error(ErrorCode::corrupt, "is " + std::to_string(st.st_size) + " bytes, more than the " +
+                                              std::to_string(max_bytes) + " condacuda reads of such a file", shown);
   std::string out;
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(f.get(), buf, sizeof buf);
+    ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return errno_error(errno, "cannot read", path);
+      return errno_error(errno, "cannot read", shown);
     }
-    if (n == 0) break;
+    if (n == 0) return out;
     out.append(buf, static_cast<std::size_t>(n));
+    // /proc files report size 0; a file that grows while read is cut off here.
+    if (out.size() > max_bytes)
+      return make_error(ErrorCode::corrupt, "holds more than the " + std::to_string(max_bytes) +
+                                                " bytes condacuda reads of such a file", shown);
   }
-  return out;
+}
+
+Result<std::string> read_text_file(const std::string& path, std::uint64_t max_bytes) {
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!f.valid()) return errno_error(errno, "cannot open", path);
+  return read_regular_file(f.get(), max_bytes, path);
 }
 
 } // namespace condacuda::sys

@@ -1,6 +1,7 @@
 #pragma once
 // Read-only memory maps: the way ELF files are read, so that only the pages the
 // parser touches (headers, dynamic tables) are ever read from disk.
+#include <cstdint>
 #include <string>
 
 #include "elf/elf_object.hpp"
@@ -12,7 +13,27 @@ namespace condacuda::sys {
 // errno_out is given it receives the errno (callers that mimic ld.so need it).
 Result<elf::FileBytes> map_file(const std::string& path, int* errno_out = nullptr);
 
-// Reads a whole (small) text file.
-Result<std::string> read_text_file(const std::string& path);
+// How much condacuda reads of each kind of text file, at most (README
+// "Limits"); a larger file is refused with a message saying so. An env is
+// untrusted input: a 50 MB METADATA line or a RECORD linked to /dev/zero must
+// cost a message, not memory.
+namespace read_cap {
+inline constexpr std::uint64_t metadata = 1u << 20;       // a wheel's METADATA (a few KB)
+inline constexpr std::uint64_t record = 16u << 20;        // a wheel's RECORD (the largest known: a few MB)
+inline constexpr std::uint64_t conda_record = 32u << 20;  // conda-meta/*.json (file lists of a package)
+inline constexpr std::uint64_t lockfile = 4u << 20;       // a condacuda lock (~500 bytes a library)
+inline constexpr std::uint64_t release_table = 4u << 20;
+inline constexpr std::uint64_t hash_cache = 64u << 20;    // 100,000 entries
+inline constexpr std::uint64_t config = 1u << 20;         // .condarc, pyvenv.cfg, ld.so.conf.d, activate.d scripts, /proc files
+inline constexpr std::uint64_t environments_txt = 16u << 20;
+} // namespace read_cap
+
+// Reads a whole text file of at most `max_bytes`. Only a regular file is read
+// (opened O_NONBLOCK: a FIFO never blocks); errors say what it is instead, or
+// how large.
+Result<std::string> read_text_file(const std::string& path, std::uint64_t max_bytes);
+
+// The same through a descriptor already open (`shown` is the path errors name).
+Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std::string& shown);
 
 } // namespace condacuda::sys

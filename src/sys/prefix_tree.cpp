@@ -11,6 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "sys/mapped_file.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 
@@ -38,21 +39,6 @@ std::string flock_holder(dev_t dev, ino_t ino) {
   return "?";
 }
 
-// Reads a regular file of at most `max` bytes through an open descriptor.
-std::optional<std::string> read_all(int fd, std::uint64_t max) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || std::uint64_t(st.st_size) > max) return std::nullopt;
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::nullopt;
-    if (n == 0) return out;
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > max) return std::nullopt;
-  }
-}
 } // namespace
 
 Result<PrefixTree> PrefixTree::open(const std::string& prefix) {
@@ -157,7 +143,7 @@ repair::PathState PrefixTree::state(const std::string& rel, std::uint64_t max_by
   s.kind = repair::PathState::Kind::other;
   if (!S_ISREG(st.st_mode)) return s;
   Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  auto content = f.valid() ? read_all(f.get(), max_bytes) : std::nullopt;
+  auto content = f.valid() ? read_regular_file(f.get(), max_bytes, rel) : Result<std::string>(Error{});
   if (!content) return s; // not readable, or larger than anything condacuda writes
   s.kind = repair::PathState::Kind::file;
   s.sha256 = util::to_hex(util::sha256(*content));
@@ -174,16 +160,11 @@ Result<std::optional<std::string>> PrefixTree::read_file(const std::string& rel,
     if (errno == ENOENT) return std::optional<std::string>();
     return errno_error(errno, "cannot read", shown);
   }
-  if (!S_ISREG(st.st_mode))
-    return make_error(ErrorCode::corrupt, S_ISLNK(st.st_mode) ? "is a symbolic link, not a file condacuda wrote"
-                                                              : "is not a regular file", shown);
-  if (std::uint64_t(st.st_size) > max_bytes)
-    return make_error(ErrorCode::corrupt, "is " + std::to_string(st.st_size) + " bytes, more than the " +
-                                              std::to_string(max_bytes) + " condacuda reads", shown);
+  if (S_ISLNK(st.st_mode)) return make_error(ErrorCode::corrupt, "is a symbolic link, not a file condacuda wrote", shown);
   Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!f.valid()) return errno_error(errno, "cannot read", shown);
-  auto content = read_all(f.get(), max_bytes);
-  if (!content) return make_error(ErrorCode::corrupt, "changed while it was read, or is not a regular file", shown);
+  auto content = read_regular_file(f.get(), max_bytes, shown);
+  if (!content) return content.error();
   return std::optional<std::string>(std::move(*content));
 }
 

@@ -55,7 +55,7 @@ std::vector<std::string> foreign_ld_library_path_hooks(const std::string& prefix
   for (const auto& entry : fs::directory_iterator(fs::path(prefix) / "etc/conda/activate.d", ec)) {
     std::string name = entry.path().filename().string();
     if (name.rfind("condacuda.", 0) == 0) continue;
-    auto text = read_text_file(entry.path().string());
+    auto text = read_text_file(entry.path().string(), read_cap::config);
     if (text && text->find("LD_LIBRARY_PATH") != std::string::npos) out.push_back("etc/conda/activate.d/" + name);
   }
   std::sort(out.begin(), out.end());

@@ -34,7 +34,7 @@ std::vector<fs::path> children(const fs::path& dir, const std::string& prefix) {
 std::vector<fs::path> ld_so_conf_dirs(const std::string& root) {
   std::vector<fs::path> out;
   for (const auto& conf : children(root + "/etc/ld.so.conf.d", "")) {
-    auto text = read_text_file(conf.string());
+    auto text = read_text_file(conf.string(), read_cap::config);
     if (!text) continue;
     for (const auto& line : util::split(*text, "\n")) {
       std::string_view l = util::trim(line);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "util/strings.hpp"
+
 namespace condacuda::util {
 
 namespace {
@@ -62,7 +64,8 @@ Json& Json::push(Json value) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
-  for (unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
     case '"': out += "\\\""; break;
     case '\\': out += "\\\\"; break;
@@ -72,14 +75,23 @@ void append_json_string(std::string& out, std::string_view s) {
     case '\b': out += "\\b"; break;
     case '\f': out += "\\f"; break;
     default:
-      if (c < 0x20) {
+      if (c < 0x20 || c == 0x7f) {
         char buf[8];
         std::snprintf(buf, sizeof buf, "\\u%04x", c);
         out += buf;
+      } else if (std::size_t n = utf8_sequence_length(s, i); n > 0) {
+        out.append(s.substr(i, n)); // UTF-8 passes through unchanged
+        i += n;
+        continue;
       } else {
-        out.push_back(static_cast<char>(c)); // UTF-8 passes through unchanged
+        // Not UTF-8 (raw bytes of a symbol name, a file name): the four
+        // characters \xHH, so that the document stays valid JSON.
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\\\x%02x", c);
+        out += buf;
       }
     }
+    ++i;
   }
   out.push_back('"');
 }

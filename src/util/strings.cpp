@@ -101,4 +101,53 @@ bool is_confined_relative_path(std::string_view path) {
   return true;
 }
 
+std::size_t utf8_sequence_length(std::string_view s, std::size_t pos) {
+  auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  const unsigned c = byte(pos);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xbf; // allowed range of the second byte (RFC 3629 table)
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c >= 0xe0 && c <= 0xef) n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+  else if (c >= 0xf0 && c <= 0xf4) n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+  else return 0;
+  if (byte(pos + 1) < lo || byte(pos + 1) > hi) return 0;
+  for (std::size_t i = 2; i < n; ++i)
+    if (byte(pos + i) < 0x80 || byte(pos + i) > 0xbf) return 0;
+  return n;
+}
+
+std::string terminal_safe(std::string_view text, const std::vector<std::string_view>& keep) {
+  std::string out;
+  out.reserve(text.size());
+  auto escape = [&](unsigned char c) {
+    static const char hex[] = "0123456789abcdef";
+    out += "\\x";
+    out.push_back(hex[c >> 4]);
+    out.push_back(hex[c & 15]);
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0x1b) {
+      auto kept = std::find_if(keep.begin(), keep.end(), [&](std::string_view k) { return text.substr(i, k.size()) == k; });
+      if (kept != keep.end()) {
+        out += *kept;
+        i += kept->size();
+        continue;
+      }
+    }
+    std::size_t n = utf8_sequence_length(text, i);
+    bool control = c < 0x20 ? (c != '\n' && c != '\t') : c == 0x7f;
+    bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0; // U+0080-U+009F
+    if (n == 0 || control || c1) {
+      escape(c);
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
 } // namespace condacuda::util

@@ -27,6 +27,17 @@ int leading_number(std::string_view s);
 // following any (sys/prefix_tree.hpp).
 bool is_confined_relative_path(std::string_view path);
 
+// The length of the well-formed UTF-8 sequence that starts at s[pos] (1-4),
+// or 0 when the byte there does not start one (a stray continuation byte, an
+// overlong form, a surrogate, past U+10FFFF, cut short).
+std::size_t utf8_sequence_length(std::string_view s, std::size_t pos);
+
+// Text for a terminal from text that may hold what an env wrote (file names,
+// package versions, ELF strings): control characters but newline and tab
+// (ESC, BEL, C1 controls, DEL) and bytes that are not UTF-8 become "\xHH";
+// the SGR colour sequences in `keep` (condacuda's own styling) pass through.
+std::string terminal_safe(std::string_view text, const std::vector<std::string_view>& keep = {});
+
 // Replaces every occurrence of `from` in s by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 

@@ -64,3 +64,129 @@ grep -q "REFUSE" "$scratch/l.txt" || fail "the text output does not mark the ref
 [ -z "$(ls -A "$scratch/outside")" ] || fail "repair wrote through the link: $(ls -A "$scratch/outside")"
 listing "$scratch/l" > "$scratch/l1"
 cmp -s "$scratch/l0" "$scratch/l1" || fail "the env changed"
+
+# quick COMMAND...: runs a condacuda command that must end on its own (a
+# hang is a failure after 60 s); its stdout in $scratch/q.out, stderr in
+# $scratch/q.err, exit status in $q.
+quick() {
+  q=0
+  timeout 60 "$CONDACUDA" "$@" > "$scratch/q.out" 2> "$scratch/q.err" || q=$?
+  [ "$q" != 124 ] || fail "condacuda $* hung"
+}
+sp_of() { echo "$1"/lib/python3*/site-packages; }
+
+note "3. FIFOs where files are read, and a RECORD that is /dev/zero: nothing blocks, each named"
+cp -a "$env" "$scratch/f"
+sp=$(sp_of "$scratch/f")
+dist=$(echo "$sp"/nvidia_cusparse_cu12-*.dist-info)
+rm "$dist/METADATA" && mkfifo "$dist/METADATA"
+dist=$(echo "$sp"/nvidia_cuda_runtime_cu12-*.dist-info)
+rm "$dist/RECORD" && ln -s /dev/zero "$dist/RECORD"
+mkfifo "$scratch/f/conda-meta/evil-1.0-0.json"
+mkdir -p "$scratch/f/etc/conda/activate.d" && mkfifo "$scratch/f/etc/conda/activate.d/other.sh"
+for command in info doctor lock "repair --dry-run"; do
+  # shellcheck disable=SC2086 # the command's words
+  quick $command -p "$scratch/f"
+  cat "$scratch/q.out" >> "$scratch/q.err" # info shows its warnings in its report
+  grep -q "METADATA is not a regular file (a FIFO)" "$scratch/q.err" || { cat "$scratch/q.err" >&2; fail "$command: the FIFO METADATA is not named"; }
+  grep -q "no readable RECORD (it is not a regular file (a character device))" "$scratch/q.err" || fail "$command: the /dev/zero RECORD is not named"
+  grep -q "evil-1.0-0.json: is not a regular file (a FIFO)" "$scratch/q.err" || fail "$command: the FIFO conda-meta record is not named"
+done
+note "   a FIFO as a library: the real loader waits forever; doctor says so instead of 'loads'"
+cp -a "$env" "$scratch/fl"
+sp=$(sp_of "$scratch/fl")
+jit=$sp/nvidia/nvjitlink/lib/libnvJitLink.so.12
+rm "$jit" && mkfifo "$jit"
+cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
+status=0
+LD_LIBRARY_PATH=${jit%/*} timeout 5 python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$cusparse" 2> /dev/null || status=$?
+expect_eq "$status" 124 "the real dlopen of cuSPARSE with a FIFO as nvJitLink (124: still waiting after 5 s)"
+quick doctor --json --ld-library-path "${jit%/*}" -p "$scratch/fl"
+expect_eq "$q" 1 "doctor's exit status with a FIFO as nvJitLink"
+json "$scratch/q.out" '[r["error"] for r in j["roots"] if r["file"].endswith("libcusparse.so.12")][0]' > "$scratch/fifo.err"
+grep -q "libnvJitLink.so.12: a FIFO: the loader would wait forever opening it" "$scratch/fifo.err" ||
+  fail "doctor does not say the loader blocks: $(cat "$scratch/fifo.err")"
+
+note "6. escape sequences in what the env wrote never reach the terminal raw"
+cp -a "$env" "$scratch/e"
+sp=$(sp_of "$scratch/e")
+meta=$(echo "$sp"/nvidia_cusparse_cu12-*.dist-info/METADATA)
+sed -i "s/^Version: .*/Version: 12.1$(printf '\033]0;owned\007\033[2J')/" "$meta"
+lib=$sp/nvidia/cusparse/lib/libcusparse.so.12
+patchelf --add-needed "$(printf 'libx\033[2J.so')" "$lib"
+for command in info doctor "doctor -v" "repair --dry-run" lock; do
+  # shellcheck disable=SC2086
+  quick $command --color always -p "$scratch/e" 2> /dev/null || true
+  if grep -q "$(printf '\033')[]2]" "$scratch/q.out" "$scratch/q.err"; then fail "$command printed a raw escape sequence"; fi
+done
+quick info -p "$scratch/e"
+grep -qF '12.1\x1b]0;owned\x07\x1b[2J' "$scratch/q.out" || fail "info does not show the version escaped"
+quick doctor -p "$scratch/e"
+grep -qF 'libx\x1b[2J.so' "$scratch/q.out" || fail "doctor does not show the needed name escaped"
+
+note "7. --json stays valid UTF-8 with a symbol name that is not"
+mkdir -p "$scratch/u"
+cp -a "$env" "$scratch/u/env"
+sp=$(sp_of "$scratch/u/env")
+printf 'int symZbad(void);\nint use(void) { return symZbad(); }\n' > "$scratch/u/use.c"
+gcc -shared -fPIC -o "$sp/demotorch/_bad.so" "$scratch/u/use.c" -Wl,--no-as-needed -L"$sp/nvidia/cuda_runtime/lib" -l:libcudart.so.12
+python3 - "$sp/demotorch/_bad.so" <<'PY'
+import sys
+path = sys.argv[1]
+data = open(path, 'rb').read()
+assert data.count(b'symZbad') >= 1
+open(path, 'wb').write(data.replace(b'symZbad', b'sym\xf3bad'))
+PY
+quick doctor --json -p "$scratch/u/env"
+python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))' "$scratch/q.out" ||
+  fail "doctor --json is not valid UTF-8 JSON"
+grep -qF 'sym\\xf3bad' "$scratch/q.out" || fail "the symbol name is not written as sym\\xf3bad"
+
+note "9. messages that name the cause"
+cp -a "$env" "$scratch/a:b"
+status=0
+LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64 "$CONDACUDA" repair -p "$scratch/a:b" > "$scratch/colon.out" 2>&1 || status=$?
+expect_eq "$status" 1 "repair of a prefix holding ':'"
+grep -q "LD_LIBRARY_PATH cannot hold '$scratch/a:b', those characters separate its entries" "$scratch/colon.out" ||
+  fail "the ':' is not named as the cause: $(grep fix: "$scratch/colon.out")"
+long=$scratch/long
+while [ ${#long} -lt 4200 ]; do long=$long/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; done
+quick doctor -p "$long"
+expect_eq "$q" 2 "a prefix longer than PATH_MAX"
+grep -q "bytes long; Linux takes at most 4095 (PATH_MAX)" "$scratch/q.err" || fail "PATH_MAX not named: $(cat "$scratch/q.err")"
+"$CONDACUDA" lock -p "$env" -o "$scratch/good.lock.yml"
+python3 -c "print('version: 1\nx: ' + '['*20000 + ']'*20000)" > "$scratch/deep.yml"
+python3 - "$scratch/good.lock.yml" "$scratch/nul.yml" "$scratch/dup.yml" <<'PY'
+import sys
+good = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(good.replace(b'env: ', b'env: "a\\\x00b" #', 1))
+open(sys.argv[3], 'wb').write(good.replace(b'version: 1\n', b'version: 1\nversion: 1\n', 1))
+PY
+for case in "deep.yml:nested more than 64 levels deep at line 2" "nul.yml:a NUL byte at line" "dup.yml:the key 'version' appears twice"; do
+  quick lock --check "$scratch/${case%%:*}" -p "$env"
+  expect_eq "$q" 2 "lock --check ${case%%:*}"
+  grep -q "${case#*:}" "$scratch/q.err" || fail "lock --check ${case%%:*}: $(cat "$scratch/q.err")"
+done
+
+note "10. inputs past their cap are refused with a message, not read whole"
+python3 -c "import sys; sys.stdout.write('version: 1\n# ' + 'x' * (30 << 20) + '\n')" > "$scratch/big.lock.yml"
+quick lock --check "$scratch/big.lock.yml" -p "$env"
+expect_eq "$q" 2 "a 30 MB lock"
+grep -q "more than the 4194304 condacuda reads of such a file" "$scratch/q.err" || fail "30 MB lock: $(cat "$scratch/q.err")"
+cp -a "$env" "$scratch/c"
+sp=$(sp_of "$scratch/c")
+record=$(echo "$sp"/nvidia_cusparse_cu12-*.dist-info/RECORD)
+head -c $((60 << 20)) /dev/zero | tr '\0' 'x' >> "$record"
+meta=$(echo "$sp"/nvidia_nvjitlink_cu12-*.dist-info/METADATA)
+python3 -c "import sys; open(sys.argv[1], 'a').write('Version: ' + '9' * (50 << 20) + '\n')" "$meta"
+quick info -p "$scratch/c"
+cat "$scratch/q.out" >> "$scratch/q.err"
+grep -q "RECORD ([^)]*more than the 16777216 condacuda reads" "$scratch/q.err" || fail "60 MB RECORD: $(cat "$scratch/q.err")"
+grep -q "METADATA is .* bytes, more than the 1048576" "$scratch/q.err" || fail "50 MB METADATA: $(cat "$scratch/q.err")"
+[ "$(wc -c < "$scratch/q.out")" -lt 100000 ] || fail "info printed $(wc -c < "$scratch/q.out") bytes"
+cp -a "$env" "$scratch/s"
+jit=$(sp_of "$scratch/s")/nvidia/nvjitlink/lib/libnvJitLink.so.12
+truncate -s 1T "$jit"
+quick lock --no-hash-cache -p "$scratch/s"
+expect_eq "$q" 2 "lock of an env holding a 1 TB sparse library"
+grep -q "not hashed: a sparse file (1099511627776 bytes" "$scratch/q.err" || fail "sparse file: $(cat "$scratch/q.err")"

@@ -115,7 +115,7 @@ TEST_CASE("a FIFO or an oversized file is never read whole, and nothing blocks")
   CHECK(returns_promptly([&] {
     auto fifo = tree.read_file("etc/condacuda/manifest.yml", 1 << 20);
     REQUIRE_FALSE(fifo.ok());
-    CHECK(fifo.error().message == "is not a regular file");
+    CHECK(fifo.error().message == "is not a regular file (a FIFO)");
     CHECK(tree.state("etc/condacuda/manifest.yml").kind == repair::PathState::Kind::other);
   }));
   auto big = tree.read_file("etc/big", 1024);
