@@ -20,7 +20,8 @@ want=("${build_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  # grep reads a finished string: under pipefail `producer | grep -q` fails when grep exits first
+  grep -q "install ok installed" <<< "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -33,7 +33,7 @@ while read -r f; do
   cmp -s "$CONDACUDA_SOURCE_DIR/templates/$f" "$dest/usr/share/condacuda/templates/$f" || fail "differs: templates/$f"
 done < "$scratch/src-templates.txt"
 expect_status 2 "$CONDACUDA" --print-share-dir > /dev/null # the build tree has no share folder
-"$dest/usr/bin/condacuda" --version | grep -q "condacuda 0.1.0" || fail "version"
+grep -q "condacuda 0.1.0" <<< "$("$dest/usr/bin/condacuda" --version)" || fail "version"
 
 note "man page renders cleanly and names every command"
 warnings=$(groff -man -Tutf8 -ww -z "$dest/usr/share/man/man1/condacuda.1" 2>&1 || true)

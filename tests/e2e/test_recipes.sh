@@ -90,7 +90,7 @@ note "package contents"
 python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))["files"]))' "$scratch/recipes.json" |
   while read -r f; do [ -e "$prefix/$f" ] || fail "not in the package: $f"; done
 [ -z "$(find "$prefix" -path "$prefix/build*" -prune -o -name '*.a' -print)" ] || fail "static libraries in the package"
-ldd "$prefix/bin/condacuda" | grep -q "libyaml-cpp" || fail "the conda build should link yaml-cpp dynamically"
+grep -q "libyaml-cpp" <<< "$(ldd "$prefix/bin/condacuda")" || fail "the conda build should link yaml-cpp dynamically"
 
 note "both recipes' test commands, against the prefix"
 for which in recipe_tests meta_tests; do

@@ -15,4 +15,9 @@ for s in hooks/post-link.sh hooks/pre-unlink.sh packaging/conda/build.sh example
          examples/demo-env/build.sh tests/run.sh tests/install-deps.sh .ci/run; do
   [ -x "$s" ] || fail "not executable: $s"
 done
+# Under pipefail `producer | grep -q` fails at random: grep exits at its first
+# match and the producer dies of SIGPIPE. Tests feed grep a finished string.
+if grep -nE '^[^#]*\|[[:space:]]*grep[[:space:]]+-[a-zA-Z]*q' "${scripts[@]}"; then
+  fail "a producer piped into grep -q under pipefail (above): give grep a finished string (<<< \"\$(producer)\")"
+fi
 note "${#scripts[@]} scripts pass shellcheck"

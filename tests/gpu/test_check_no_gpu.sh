@@ -51,7 +51,7 @@ fi
 if [ ! -e "$stubs/libcuda.so" ]; then
   skip "no toolkit stub at $stubs/libcuda.so"
 fi
-readelf -d "$stubs/libcuda.so" | grep -q 'Library soname: \[libcuda.so.1\]' || fail "$stubs/libcuda.so: soname is not libcuda.so.1"
+grep -q 'Library soname: \[libcuda.so.1\]' <<< "$(readelf -d "$stubs/libcuda.so")" || fail "$stubs/libcuda.so: soname is not libcuda.so.1"
 
 if ! has_driver && [ ! -e "$stubs/libcuda.so.1" ]; then
   note "2. the toolkit's stubs folder on LD_LIBRARY_PATH"

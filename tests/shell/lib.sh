@@ -62,7 +62,7 @@ hk_setup() {
   esac
   require_command "$HK_SHELL"
   HK_LOCALE=C
-  if locale -a 2>/dev/null | grep -qix -e C.UTF-8 -e C.utf8; then HK_LOCALE=C.UTF-8; fi
+  if grep -qix -e C.UTF-8 -e C.utf8 <<< "$(locale -a 2>/dev/null)"; then HK_LOCALE=C.UTF-8; fi
   HK_TOOL=$(render_hooks_tool)
   HK_EMPTY_DIR=$TEST_TMP/empty-path
   HK_PRINTER=$TEST_TMP/printer

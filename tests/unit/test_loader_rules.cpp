@@ -155,6 +155,17 @@ TEST_CASE("rule 5: $ORIGIN is the symlink's directory for a library (E4); token 
   same({{t / "tok/root.so"}});
 }
 
+TEST_CASE("rule 5b: $ORIGIN in a dependency's RUNPATH is that dependency's folder, not its loader's") {
+  // root.so (RUNPATH $ORIGIN/mid) -> mid/libccm.so (RUNPATH $ORIGIN/deep) -> mid/deep/libccd.so
+  TempDir t("rule5b");
+  fixture::shared_library(t / "mid/deep/libccd.so", provide_c2);
+  fixture::shared_library(t / "mid/libccm.so", provide_b,
+                          {"-L" + t / "mid/deep", "-lccd", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/deep"});
+  fixture::shared_library(t / "root.so", provide_root, {"-L" + t / "mid", "-lccm", "-Wl,--enable-new-dtags,-rpath,$ORIGIN/mid"});
+  same({{t / "root.so"}});
+  CHECK(oracle::simulated({{t / "root.so"}}).ok);
+}
+
 TEST_CASE("rule 6: a DT_NEEDED with '/' is opened relative to the cwd; $ORIGIN in it expands") {
   TempDir t("rule6");
   fixture::make_dirs(t / "A");
@@ -392,6 +403,24 @@ TEST_CASE("rule 14b: bar@V1 is satisfied by any object in scope that defines bar
   Options nobar{t / "nobar", "", false};
   same({{t / "prov.so", false, true}, {t / "spam.so"}}, nobar);
   CHECK(oracle::simulated({{t / "prov.so", false, true}, {t / "spam.so"}}, nobar).ok);
+}
+
+TEST_CASE("rule 14c: bar@V1 is not satisfied by bar@V2 of a library that has the V1 node (do_lookup_x)") {
+  // Linked against a libccw where bar is in V1; run with one where V1 still
+  // exists (foo) but bar moved to V2: the version node is found, the symbol
+  // is not, and ld.so says "undefined symbol: bar, version V1".
+  TempDir t("rule14c");
+  fixture::write_file(t / "link.map", "V1 { global: foo; bar; local: *; };\n");
+  fixture::write_file(t / "run.map", "V1 { global: foo; local: *; };\nV2 { global: bar; } V1;\n");
+  const char* source = "int foo(void) { return 1; }\nint bar(void) { return 2; }\n";
+  fixture::shared_library(t / "link/libccw.so", source, {"-Wl,--version-script=" + t / "link.map"});
+  fixture::shared_library(t / "run/libccw.so", source, {"-Wl,--version-script=" + t / "run.map"});
+  fixture::shared_library(t / "wref.so", "int bar(void);\nint value(void) { return bar(); }\n", {"-L" + t / "link", "-lccw"});
+  Options run{t / "run", "", false};
+  same({{t / "wref.so"}}, run);
+  auto sim = oracle::simulated({{t / "wref.so"}}, run);
+  CHECK_FALSE(sim.ok);
+  CHECK(sim.error == t / "wref.so: undefined symbol: bar, version V1");
 }
 
 TEST_CASE("rule 15: a versioned reference into a library without VERSYM aborts on glibc <= 2.40 (E6)") {
