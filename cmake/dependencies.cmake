@@ -19,7 +19,8 @@ if(TARGET Boost::process)
   target_link_libraries(condacuda_boost INTERFACE Boost::process)
 endif()
 
-find_package(yaml-cpp 0.6 REQUIRED)
+# 0.7 at least: its parser bounds its own recursion (util/yaml.cpp checks first).
+find_package(yaml-cpp 0.7 REQUIRED)
 if(TARGET yaml-cpp::yaml-cpp)
   set(CONDACUDA_YAML_TARGET yaml-cpp::yaml-cpp)
 else()

@@ -1,7 +1,6 @@
 #include "app/check.hpp"
 
 #include <chrono>
-#include <filesystem>
 
 #include "app/activation.hpp"
 #include "check/protocol.hpp"
@@ -12,8 +11,6 @@
 #include "sys/system_cuda.hpp"
 
 namespace condacuda::app {
-
-namespace fs = std::filesystem;
 
 namespace {
 void add_finding(check::CheckReport& r, const doctor::Finding& f) {
@@ -29,16 +26,13 @@ bool library_failed(const check::ProbeResult& probe) {
 }
 
 void run_python(check::CheckReport& r, const std::string& prefix, const sys::Environment& env, double timeout_s) {
-  if (!sys::env_python(prefix)) {
+  auto python = sys::env_python_command(prefix);
+  if (!python) {
     r.python.push_back({"python", "absent", "", "the env has no python interpreter (bin/python3)", "", "", "", ""});
     return;
   }
-  // Started by its path in the env, not its real path: a venv's python finds
-  // its site-packages through pyvenv.cfg next to the path it was started as.
-  std::string python = prefix + "/bin/python3";
-  if (!fs::exists(python)) python = prefix + "/bin/python";
   std::string script(check::python_probe_script());
-  sys::ChildRun run = sys::run_child({python, {"-c", script}, env, timeout_s});
+  sys::ChildRun run = sys::run_child({*python, {"-c", script}, env, timeout_s});
   r.python_child = run.outcome;
   r.python = check::parse_python_output(run.stdout_text);
   if (r.python.empty() || run.outcome.timed_out || run.outcome.signal) {

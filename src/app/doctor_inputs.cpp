@@ -1,19 +1,11 @@
 #include "app/doctor_inputs.hpp"
 
-#include <cstdlib>
-
 #include "app/activation.hpp"
 #include "sys/env_scan.hpp"
 #include "sys/machine.hpp"
 #include "sys/repair_state.hpp"
 
 namespace condacuda::app {
-
-std::optional<std::string> BaseLdLibraryPath::value() const {
-  if (given_) return value_;
-  const char* current = std::getenv("LD_LIBRARY_PATH");
-  return current ? std::optional<std::string>(current) : std::nullopt;
-}
 
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files) {

@@ -1,10 +1,9 @@
 #include "app/repair.hpp"
 
-#include <cstdio>
-
 #include "app/doctor_inputs.hpp"
 #include "app/repair_apply.hpp"
 #include "sys/machine.hpp"
+#include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
 #include "sys/system_cuda.hpp"
 
@@ -125,13 +124,11 @@ std::string post_link_message(const RepairOutcome& o) {
          ". Run `condacuda doctor -p " + o.env.prefix + "` for details.\n";
 }
 
-// conda prints and deletes $PREFIX/.messages.txt after the transaction.
+// conda prints and deletes $PREFIX/.messages.txt after the transaction. As
+// every write into an env: never through a link, never into a FIFO.
 void append_message(const std::string& prefix, const std::string& text) {
   if (prefix.empty() || text.empty()) return;
-  if (FILE* f = std::fopen((prefix + "/.messages.txt").c_str(), "a")) {
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
+  if (auto tree = sys::PrefixTree::open(prefix)) (void)tree->append_file(".messages.txt", text);
 }
 } // namespace
 

@@ -39,12 +39,10 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-// Whether folder `dir` (absolute, reached without links) holds nothing but `child`.
-bool holds_only(const std::string& dir, const std::string& child) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().filename() != child) return false;
-  return !ec;
+// Whether folder `rel` of the env (reached without links) holds nothing but `child`.
+bool holds_only(const sys::PrefixTree& tree, const std::string& rel, const std::string& child) {
+  auto names = tree.list(rel);
+  return names && (names->empty() || (names->size() == 1 && names->front() == child));
 }
 
 Status write_manifest(sys::PrefixTree& tree, const repair::Manifest& m) {
@@ -64,30 +62,6 @@ Status carry_out(sys::PrefixTree& tree, const repair::DesiredState& desired, con
     return tree.write_file(c.path, d.content);
   }
   return make_error(ErrorCode::internal, "no content for a planned file", tree.path() + "/" + c.path);
-}
-
-void count(ApplyCounts& counts, repair::Change::Action a) {
-  using A = repair::Change::Action;
-  switch (a) {
-  case A::create: ++counts.created; break;
-  case A::update: ++counts.updated; break;
-  case A::remove: ++counts.removed; break;
-  case A::keep: ++counts.kept; break;
-  case A::leave: ++counts.left; break;
-  case A::conflict: break;
-  }
-}
-
-// The journal: every file and folder that may exist after this run, old and
-// new, so that a run killed at any point leaves only what the manifest
-// accounts for; the next repair or undo completes from there.
-repair::Manifest journal_of(const repair::Manifest& next, const std::optional<repair::Manifest>& previous) {
-  repair::Manifest journal = next;
-  if (previous)
-    for (const auto& e : previous->entries)
-      if (std::none_of(journal.entries.begin(), journal.entries.end(), [&](const auto& j) { return j.path == e.path; }))
-        journal.entries.push_back(e);
-  return journal;
 }
 
 // The folders the wanted files need that do not exist yet, parents first,
@@ -132,8 +106,8 @@ Status make_other_folders(sys::PrefixTree& tree, const std::vector<std::string>&
 // leaves a temporary the next run removes, never a folder without manifest.
 void remove_manifest_folder(sys::PrefixTree& tree, const std::vector<std::string>& dirs) {
   std::string top;
-  if (contains(dirs, "etc") && holds_only(tree.path() + "/etc", "condacuda")) top = "etc";
-  else if (contains(dirs, own_folder) && holds_only(tree.path() + "/" + own_folder, "manifest.yml")) top = own_folder;
+  if (contains(dirs, own_folder) && holds_only(tree, own_folder, "manifest.yml"))
+    top = contains(dirs, "etc") && holds_only(tree, "etc", "condacuda") ? "etc" : own_folder;
   if (top.empty() || !tree.rename_new(top, sys::temporary_name(top))) {
     (void)tree.remove_file(repair::manifest_path);
     return;
@@ -164,20 +138,17 @@ Result<Applied> apply_repair(const std::string& prefix, const repair::DesiredSta
   if (!previous) return previous.error();
   std::vector<std::string> paths = repair::paths_of(desired, *previous);
   remove_temporaries(*tree, paths);
-  Applied applied{{}, repair::compute_changes(desired, *previous, sys::read_path_states(*tree, paths), tool)};
+  Applied applied{repair::compute_changes(desired, *previous, sys::read_path_states(*tree, paths), tool), false};
   if (applied.changes.conflicts()) return make_error(ErrorCode::conflict, "a path repair needs is taken", prefix);
   repair::Manifest& next = applied.changes.manifest;
-  if (*previous) next.dirs = (*previous)->dirs;
   // Folders to create, recorded in the journal before any is made.
   std::vector<std::string> to_make = missing_folders(*tree, desired);
   for (const auto& f : to_make) add_once(next.dirs, f);
-  applied.counts.dirs_created = to_make;
   if (applied.changes.writes() || !to_make.empty())
-    if (auto s = write_journal(*tree, journal_of(next, *previous)); !s) return s.error();
+    if (auto s = write_journal(*tree, repair::journal_of(next, *previous)); !s) return s.error();
   if (auto s = make_other_folders(*tree, to_make); !s) return s.error();
   for (const auto& c : applied.changes.changes) {
     if (auto s = carry_out(*tree, desired, c); !s) return s.error();
-    count(applied.counts, c.action);
   }
   if (auto s = write_manifest(*tree, next); !s) return s.error();
   return applied;
@@ -194,7 +165,7 @@ Result<Applied> apply_undo(const std::string& prefix) {
   remove_temporaries(*tree, paths);
   if (!*manifest) return Applied{};
   const repair::Manifest& m = **manifest;
-  Applied applied{{}, repair::undo_changes(m, sys::read_path_states(*tree, paths))};
+  Applied applied{repair::undo_changes(m, sys::read_path_states(*tree, paths)), true};
   repair::Manifest left = m;
   left.entries.clear();
   for (const auto& c : applied.changes.changes) {
@@ -204,7 +175,6 @@ Result<Applied> apply_undo(const std::string& prefix) {
       for (const auto& e : m.entries)
         if (e.path == c.path) left.entries.push_back(e);
     }
-    count(applied.counts, c.action);
   }
   if (!left.entries.empty()) {
     // Something stays: so does the manifest, listing what is left.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sys/repair_state.hpp"
 
 namespace condacuda::app {
 
@@ -12,14 +11,10 @@ bool UndoOutcome::left_something() const {
 }
 
 Result<UndoOutcome> undo(const env::EnvRecord& env) {
-  auto manifest = sys::read_manifest(env.prefix);
-  if (!manifest) return manifest.error();
-  UndoOutcome outcome{env, {}, manifest->has_value()};
-  if (!outcome.had_manifest) return outcome;
+  // Even without a manifest: apply_undo removes what a killed run left.
   auto applied = apply_undo(env.prefix);
   if (!applied) return applied.error();
-  outcome.changes = applied->changes;
-  return outcome;
+  return UndoOutcome{env, applied->changes, applied->had_manifest};
 }
 
 } // namespace condacuda::app

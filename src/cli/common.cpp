@@ -40,7 +40,7 @@ std::optional<env::EnvRecord> choose_env(const app::EnvRequest& request) {
   for (const auto& w : choice.warnings) print_warning(w.describe());
   if (choice.env) return choice.env;
   print_error(choice.error->describe());
-  if (choice.found) std::cerr << report::envs_found_text(*choice.found);
+  if (choice.found) std::cerr << report::for_terminal(report::envs_found_text(*choice.found), {});
   return std::nullopt;
 }
 

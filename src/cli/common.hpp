@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "app/doctor_inputs.hpp"
+#include "app/base_ld_library_path.hpp"
 #include "app/select_env.hpp"
 #include "env/discovery.hpp"
 #include "report/table.hpp"
@@ -65,7 +65,7 @@ struct Command {
   std::function<int()> run;
 };
 
-// The words after the first "--" on the command line, which app.cpp keeps
+// The words after the first "--" on the command line, which command_line.cpp keeps
 // away from CLI11 (`condacuda run ENV -- CMD ARGS...`).
 std::vector<std::string>& passthrough_args();
 

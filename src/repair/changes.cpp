@@ -37,11 +37,11 @@ Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<She
     auto rendered = render_hooks(HookSpec{d.folders, tool_version}, shells);
     if (!rendered) return rendered.error();
     for (auto& f : *rendered) {
-      ManifestEntry e{f.relative_path, ManifestEntry::Kind::file, util::to_hex(util::sha256(f.content)), ""};
+      ManifestEntry e{f.relative_path, ManifestEntry::Kind::file, util::to_hex(util::sha256(f.content)), "", "", ""};
       d.entries.push_back({e, std::move(f.content)});
     }
   }
-  for (const auto& l : plan.links) d.entries.push_back({{l.path, ManifestEntry::Kind::symlink, "", l.target}, ""});
+  for (const auto& l : plan.links) d.entries.push_back({{l.path, ManifestEntry::Kind::symlink, "", l.target, "", ""}, ""});
   std::sort(d.entries.begin(), d.entries.end(), [](const auto& a, const auto& b) { return a.entry.path < b.entry.path; });
   return d;
 }
@@ -49,6 +49,28 @@ Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<She
 bool matches(const ManifestEntry& entry, const PathState& state) {
   if (entry.kind == ManifestEntry::Kind::file) return state.kind == PathState::Kind::file && state.sha256 == entry.sha256;
   return state.kind == PathState::Kind::symlink && state.target == entry.target;
+}
+
+bool owned(const ManifestEntry& entry, const PathState& state) {
+  if (matches(entry, state)) return true;
+  if (state.kind == PathState::Kind::file) return !entry.previous_sha256.empty() && state.sha256 == entry.previous_sha256;
+  if (state.kind == PathState::Kind::symlink) return !entry.previous_target.empty() && state.target == entry.previous_target;
+  return false;
+}
+
+Manifest journal_of(const Manifest& next, const std::optional<Manifest>& previous) {
+  Manifest journal = next;
+  if (!previous) return journal;
+  for (auto& e : journal.entries)
+    for (const auto& old : previous->entries) {
+      if (old.path != e.path || old == e) continue;
+      if (old.kind == ManifestEntry::Kind::file) e.previous_sha256 = old.sha256;
+      else e.previous_target = old.target;
+    }
+  for (const auto& old : previous->entries)
+    if (std::none_of(journal.entries.begin(), journal.entries.end(), [&](const auto& j) { return j.path == old.path; }))
+      journal.entries.push_back(old);
+  return journal;
 }
 
 namespace {
@@ -89,7 +111,7 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
     } else if (matches(want.entry, now)) {
       c.action = Change::Action::keep;
       c.reason = "already as wanted";
-    } else if (ours && matches(*ours, now)) {
+    } else if (ours && owned(*ours, now)) {
       c.action = Change::Action::update;
       c.reason = "condacuda's own, unchanged since it wrote it";
     } else {
@@ -106,8 +128,8 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
       if (wanted) continue;
       PathState now = state_of(disk, old.path);
       if (now.kind == PathState::Kind::absent) continue;
-      Change c{matches(old, now) ? Change::Action::remove : Change::Action::leave, old.path, old.kind,
-               matches(old, now) ? "no longer needed" : leave_reason(now)};
+      Change c{owned(old, now) ? Change::Action::remove : Change::Action::leave, old.path, old.kind,
+               owned(old, now) ? "no longer needed" : leave_reason(now)};
       // What is left stays in the manifest, as undo keeps it: reported again, never forgotten.
       if (c.action == Change::Action::leave) set.manifest.entries.push_back(old);
       set.changes.push_back(c);
@@ -121,7 +143,7 @@ ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, Pat
   for (const auto& e : manifest.entries) {
     PathState now = state_of(disk, e.path);
     if (now.kind == PathState::Kind::absent) continue;
-    bool same = matches(e, now);
+    bool same = owned(e, now);
     set.changes.push_back({same ? Change::Action::remove : Change::Action::leave, e.path, e.kind,
                            same ? "created by condacuda, unchanged" : leave_reason(now)});
   }

@@ -80,5 +80,13 @@ ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, Pat
 
 // True when the thing on disk is exactly what the manifest entry recorded.
 bool matches(const ManifestEntry& entry, const PathState& state);
+// True when it is condacuda's: what the entry records, or (in a journal) what
+// the path held before the run that wrote it.
+bool owned(const ManifestEntry& entry, const PathState& state);
+
+// The journal of a run that takes the env from `previous` to `next`: every
+// entry of both (an entry being replaced keeps what it was as its previous
+// state), so that a run killed at any moment leaves only what it accounts for.
+Manifest journal_of(const Manifest& next, const std::optional<Manifest>& previous);
 
 } // namespace condacuda::repair

@@ -24,6 +24,9 @@ std::string render_manifest(const Manifest& m) {
     out << YAML::Key << "kind" << YAML::Value << (e.kind == ManifestEntry::Kind::file ? "file" : "symlink");
     if (e.kind == ManifestEntry::Kind::file) out << YAML::Key << "sha256" << YAML::Value << e.sha256;
     else out << YAML::Key << "target" << YAML::Value << YAML::DoubleQuoted << e.target;
+    if (!e.previous_sha256.empty()) out << YAML::Key << "previous_sha256" << YAML::Value << e.previous_sha256;
+    if (!e.previous_target.empty())
+      out << YAML::Key << "previous_target" << YAML::Value << YAML::DoubleQuoted << e.previous_target;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -103,6 +106,12 @@ Result<ManifestEntry> read_entry(const YAML::Node& e) {
   } else {
     return bad("unknown entry kind '" + *kind + "'");
   }
+  for (auto [key, into] : {std::pair{"previous_sha256", &entry.previous_sha256}, std::pair{"previous_target", &entry.previous_target}})
+    if (e[key]) {
+      auto value = scalar(e, key);
+      if (!value) return value.error();
+      *into = *value;
+    }
   return entry;
 }
 

@@ -19,6 +19,12 @@ struct ManifestEntry {
   Kind kind = Kind::file;
   std::string sha256; // files: of the content written
   std::string target; // symlinks: the link text (relative)
+  // In a journal (the manifest a running repair writes first): what the path
+  // held before, when condacuda is replacing an older version of its own. A
+  // run killed before the rename leaves that older version, which is still
+  // condacuda's. Empty in a finished manifest.
+  std::string previous_sha256; // it was a file with this content
+  std::string previous_target; // it was a link with this text
   bool operator==(const ManifestEntry&) const = default;
 };
 

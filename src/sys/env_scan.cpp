@@ -185,4 +185,11 @@ std::optional<std::string> env_python(const std::string& prefix) {
   return std::nullopt;
 }
 
+std::optional<std::string> env_python_command(const std::string& prefix) {
+  if (!env_python(prefix)) return std::nullopt;
+  std::error_code ec;
+  std::string python = prefix + "/bin/python3";
+  return fs::exists(python, ec) ? python : prefix + "/bin/python";
+}
+
 } // namespace condacuda::sys

@@ -20,4 +20,9 @@ Result<inventory::EnvSnapshot> scan_env(const std::string& prefix);
 // ELF executable, if it has one.
 std::optional<std::string> env_python(const std::string& prefix);
 
+// How to start it so that it finds the env: by its path in the env (a venv's
+// python finds its site-packages through the pyvenv.cfg beside the path it was
+// started as), bin/python3 else bin/python; nullopt when the env has none.
+std::optional<std::string> env_python_command(const std::string& prefix);
+
 } // namespace condacuda::sys

@@ -20,18 +20,18 @@ namespace condacuda::sys {
 
 namespace {
 // The largest library condacuda hashes: the largest CUDA libraries are under
-// 1 GB; an env file past this (or one that is mostly holes, as `truncate -s 1T`
-// makes) would cost minutes of reading for nothing a loader could map.
+// 1 GB; a file past this (a `truncate -s 1T` one) would cost minutes of
+// reading for nothing a loader could map. (Holes are not a sign of a hostile
+// file: compressed file systems report fewer blocks for any library.)
 constexpr std::uint64_t max_hashed_bytes = 8ull << 30;
 
 std::optional<std::string> not_hashable(const struct stat& st) {
-  auto size = std::uint64_t(st.st_size), allocated = std::uint64_t(st.st_blocks) * 512;
-  if (size > (64u << 20) && allocated < size / 2)
-    return "a sparse file (" + std::to_string(size) + " bytes, " + std::to_string(allocated) + " on disk)";
-  if (size > max_hashed_bytes)
-    return std::to_string(size) + " bytes, more than the " + std::to_string(max_hashed_bytes) + " condacuda hashes";
+  if (!S_ISREG(st.st_mode)) return std::string("not a regular file");
+  if (std::uint64_t(st.st_size) > max_hashed_bytes)
+    return std::to_string(st.st_size) + " bytes, more than the " + std::to_string(max_hashed_bytes) + " condacuda hashes";
   return std::nullopt;
 }
+
 struct Job {
   std::string rel, abs;
   FileKey key;
@@ -46,8 +46,14 @@ void hash_one(Job& job, std::uint64_t& bytes) {
     job.error = errno_error(errno, "cannot open", job.rel).describe();
     return;
   }
+  struct stat opened {};
+  if (::fstat(f.get(), &opened) != 0 || !(key_of(opened) == job.key)) {
+    job.error = job.rel + ": changed while it was read";
+    return;
+  }
   ::posix_fadvise(f.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
   util::Sha256 sha;
+  std::uint64_t taken = 0;
   std::vector<std::byte> buffer(1 << 20);
   for (;;) {
     ssize_t n = ::read(f.get(), buffer.data(), buffer.size());
@@ -59,6 +65,11 @@ void hash_one(Job& job, std::uint64_t& bytes) {
     if (n == 0) break;
     sha.update(std::span<const std::byte>(buffer.data(), std::size_t(n)));
     bytes += std::uint64_t(n);
+    taken += std::uint64_t(n);
+    if (taken > job.key.size) { // it grew while read (or is not what stat said): not this file's hash
+      job.error = job.rel + ": changed while it was read";
+      return;
+    }
   }
   job.hex = util::to_hex(sha.finish());
   struct stat st {};

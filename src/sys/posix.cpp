@@ -100,6 +100,11 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
   return write_file_at(dir->get(), fs::path(path).filename().string(), content, mode, path);
 }
 
+bool is_directory(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
+}
+
 std::string canonical_path(const std::string& path) {
   std::error_code ec;
   fs::path real = fs::canonical(path, ec);

@@ -54,6 +54,9 @@ Status write_file_at(int dir, const std::string& name, std::string_view content,
                      const std::string& shown);
 Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown);
 
+// Whether `path` is a folder (links followed).
+bool is_directory(const std::string& path);
+
 // realpath, or the lexically normal path when the file does not exist.
 std::string canonical_path(const std::string& path);
 // The real path of the running binary (/proc/self/exe).

@@ -1,6 +1,7 @@
 #include "sys/prefix_tree.hpp"
 
 #include <cerrno>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <fstream>
@@ -106,8 +107,15 @@ Status PrefixTree::lock(std::chrono::milliseconds wait) {
     // Where a folder cannot be locked: a file every env has and condacuda
     // never writes, opened for writing only so that the lock can be exclusive.
     for (const char* marker : {"conda-meta/history", "pyvenv.cfg"}) {
-      lock_fd_ = Fd(::openat(root_.get(), marker, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-      if (lock_fd_.valid()) break;
+      std::string leaf;
+      auto dir = parent_of(marker, leaf);
+      if (!dir) continue;
+      Fd f(::openat(dir->get(), leaf.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+      struct stat st {};
+      if (f.valid() && ::fstat(f.get(), &st) == 0 && S_ISREG(st.st_mode)) {
+        lock_fd_ = std::move(f);
+        break;
+      }
     }
     if (!lock_fd_.valid()) return errno_error(e, "cannot lock the env (nor its conda-meta/history or pyvenv.cfg)", path_);
     locked_fd = lock_fd_.get();
@@ -134,7 +142,13 @@ repair::PathState PrefixTree::state(const std::string& rel, std::uint64_t max_by
     return s;
   }
   struct stat st {};
-  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return s; // absent
+  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno != ENOENT) { // there, but not for condacuda to judge (EACCES): never taken as gone
+      s.kind = repair::PathState::Kind::unreachable;
+      s.why = rel + ": " + std::strerror(errno);
+    }
+    return s;
+  }
   if (S_ISLNK(st.st_mode)) {
     s.kind = repair::PathState::Kind::symlink;
     s.target = link_text(dir->get(), leaf);
@@ -193,6 +207,25 @@ Status PrefixTree::write_symlink(const std::string& rel, const std::string& targ
   return write_symlink_at(dir->get(), leaf, target, path_ + "/" + rel);
 }
 
+Status PrefixTree::append_file(const std::string& rel, std::string_view text) {
+  std::string leaf, shown = path_ + "/" + rel;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error();
+  Fd f(::openat(dir->get(), leaf.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+                0644));
+  if (!f.valid()) return errno_error(errno, "cannot append to", shown);
+  struct stat st {};
+  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    return make_error(ErrorCode::conflict, "is not a regular file: condacuda does not write to it", shown);
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(f.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error(errno, "cannot append to", shown);
+    done += static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
+
 Status PrefixTree::remove_file(const std::string& rel) {
   std::string leaf;
   auto dir = parent_of(rel, leaf);
@@ -220,6 +253,30 @@ Result<Fd> PrefixTree::folder(const std::string& rel) const {
   Fd dir(::openat(parent->get(), leaf.c_str(), folder_flags));
   if (!dir.valid()) return unreachable(rel, rel, errno);
   return dir;
+}
+
+namespace {
+// The names in the open folder `dir` but . and .., sorted; `dir` is not consumed.
+std::optional<std::vector<std::string>> names_in(int dir) {
+  int fd = ::openat(dir, ".", folder_flags); // its own offset: a dup would share it
+  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
+  if (!d) {
+    if (fd >= 0) ::close(fd);
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d))
+    if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..") names.emplace_back(e->d_name);
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+} // namespace
+
+std::optional<std::vector<std::string>> PrefixTree::list(const std::string& rel) const {
+  auto dir = folder(rel);
+  if (!dir) return std::nullopt;
+  return names_in(dir->get());
 }
 
 Status PrefixTree::rename_new(const std::string& from, const std::string& to) {
@@ -261,18 +318,8 @@ std::vector<std::string> PrefixTree::remove_temporaries(const std::string& rel_d
   std::vector<std::string> removed;
   auto dir = folder(rel_dir);
   if (!dir) return removed;
-  int fd = ::dup(dir->get());
-  DIR* d = fd < 0 ? nullptr : ::fdopendir(fd); // owns fd from here
-  if (!d) {
-    if (fd >= 0) ::close(fd);
-    return removed;
-  }
-  ::rewinddir(d);
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(d))
-    if (std::string_view(e->d_name).find(temporary_marker) != std::string_view::npos) names.emplace_back(e->d_name);
-  ::closedir(d);
-  for (const auto& name : names) {
+  for (const auto& name : names_in(dir->get()).value_or(std::vector<std::string>{})) {
+    if (name.find(temporary_marker) == std::string::npos) continue;
     remove_entry(dir->get(), name, 0);
     removed.push_back(rel_dir.empty() ? name : rel_dir + "/" + name);
   }

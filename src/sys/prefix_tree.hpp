@@ -47,13 +47,19 @@ public:
   // when created, false when a folder is already there.
   Result<bool> make_directory(const std::string& rel);
   // A file or a symlink at `rel`, replaced atomically: a temporary beside it
-  // (util temporary_marker) renamed over it in the same folder.
+  // (sys::temporary_marker) renamed over it in the same folder.
   Status write_file(const std::string& rel, std::string_view content, unsigned mode = 0644);
   Status write_symlink(const std::string& rel, const std::string& target);
+  // Appends `text` to the regular file `rel`, created when absent; a link, a
+  // FIFO or anything else there is an error, never opened for writing.
+  Status append_file(const std::string& rel, std::string_view text);
   // unlink; already gone is not an error.
   Status remove_file(const std::string& rel);
   // rmdir when empty; anything else is left.
   void remove_directory_if_empty(const std::string& rel);
+  // The names in folder `rel` ("" for the prefix), sorted; nullopt when it
+  // cannot be listed (absent, behind a link).
+  std::optional<std::vector<std::string>> list(const std::string& rel) const;
   // Renames `from` to `to` in one step, both in the same folder; fails when
   // `to` exists (RENAME_NOREPLACE): a folder can be built under a temporary
   // name and appear whole.

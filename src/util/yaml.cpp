@@ -15,6 +15,15 @@ std::string position(std::size_t line, std::size_t column) {
   return "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1);
 }
 
+// Whether text[i] starts a token: a quote or a comment only opens there
+// (it's and a#b are plain text in YAML).
+bool token_start(std::string_view text, std::size_t i) {
+  if (i == 0) return true;
+  const char before = text[i - 1];
+  return before == ' ' || before == '\t' || before == '\n' || before == '[' || before == '{' || before == ',' ||
+         before == ':' || before == '-' || before == '?';
+}
+
 // NUL bytes and flow collections ([ {) nested past max_depth, found by one
 // pass over the text before yaml-cpp recurses into it.
 std::optional<Error> text_problem(std::string_view text) {
@@ -39,8 +48,9 @@ std::optional<Error> text_problem(std::string_view text) {
       else if (c == quote) quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
-    else if (c == '#') { // a comment runs to the end of the line
+    if ((c == '"' || c == '\'') && token_start(text, i)) {
+      quote = c;
+    } else if (c == '#' && token_start(text, i)) { // a comment runs to the end of the line
       while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) return corrupt("nested more than 64 levels deep at " + position(line, column));
@@ -51,19 +61,23 @@ std::optional<Error> text_problem(std::string_view text) {
   return std::nullopt;
 }
 
-// Duplicate keys of every mapping, depth first; block nesting is bounded too.
-std::optional<Error> structure_problem(const YAML::Node& node, int depth) {
+// Duplicate keys of every mapping, depth first; block nesting is bounded, and
+// so is the walk: an alias is one node reached many times, and nested aliases
+// multiply (a YAML bomb), so more visits than the text has bytes is an error.
+std::optional<Error> structure_problem(const YAML::Node& node, int depth, std::size_t& budget) {
+  if (budget == 0) return corrupt("aliases expand past the size of the text (a YAML bomb): not a condacuda file");
+  --budget;
   if (depth > max_depth) return corrupt("nested more than 64 levels deep at " + yaml_position(node.Mark()));
   if (node.IsMap()) {
     std::set<std::string> keys;
     for (const auto& item : node) {
       if (item.first.IsScalar() && !keys.insert(item.first.Scalar()).second)
         return corrupt("the key '" + item.first.Scalar() + "' appears twice (" + yaml_position(item.first.Mark()) + ")");
-      if (auto problem = structure_problem(item.second, depth + 1)) return problem;
+      if (auto problem = structure_problem(item.second, depth + 1, budget)) return problem;
     }
   } else if (node.IsSequence()) {
     for (const auto& item : node)
-      if (auto problem = structure_problem(item, depth + 1)) return problem;
+      if (auto problem = structure_problem(item, depth + 1, budget)) return problem;
   }
   return std::nullopt;
 }
@@ -82,7 +96,8 @@ Result<YAML::Node> load_yaml(std::string_view text) {
   } catch (const YAML::Exception& e) {
     return corrupt("invalid YAML at " + yaml_position(e.mark) + ": " + e.msg);
   }
-  if (auto problem = structure_problem(root, 0)) return *problem;
+  std::size_t budget = text.size() + 16;
+  if (auto problem = structure_problem(root, 0, budget)) return *problem;
   return root;
 }
 

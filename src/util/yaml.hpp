@@ -2,7 +2,7 @@
 // The one way condacuda reads YAML (lockfiles, manifests, release tables,
 // .condarc files): text that a user or an env hands it, checked before and
 // after yaml-cpp reads it, so that a hostile file gets a clear message and
-// never more work than its size.
+// no more work than its size.
 #include <string>
 #include <string_view>
 
@@ -16,6 +16,7 @@ namespace condacuda::util {
 // file's path):
 //   "a NUL byte at line L, column C: not a text file"
 //   "nested more than 64 levels deep at line L, column C"
+//   "aliases expand past the size of the text (a YAML bomb): ..."
 //   "invalid YAML at line L, column C: <yaml-cpp's words>"
 //   "the key 'K' appears twice (line L, column C)" -- yaml-cpp keeps the
 //     first silently; a lock or manifest with two `version:` is not one.

@@ -38,6 +38,14 @@ expect_status() {
   [ "$got" = "$want" ] || fail "expected exit $want from: $* (got $got)"
 }
 
+# tree_state DIR: every path below DIR with its type, mode, size (files) and
+# link target, then every file's sha256: two trees are the same when these are.
+# Folder sizes are left out (they depend on the file system and its history).
+tree_state() {
+  (cd "$1" && { find . -type d -printf '%p %y %m\n'; find . ! -type d -printf '%p %y %m %s %l\n'; } | LC_ALL=C sort &&
+    find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+
 # json FILE EXPR: evaluates a Python expression over the parsed JSON `j`.
 json() {
   python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"

@@ -10,12 +10,9 @@ unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
 
 build_demo_env "$scratch/demo"
 env=$scratch/demo/env
-tree() {
-  (cd "$1" && find . -printf '%p %y %m %s %l\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
-}
-tree "$env" > "$scratch/original"
+tree_state "$env" > "$scratch/original"
 "$CONDACUDA" repair -p "$env" > /dev/null
-tree "$env" > "$scratch/repaired"
+tree_state "$env" > "$scratch/repaired"
 "$CONDACUDA" undo -p "$env" > /dev/null
 
 busy=0
@@ -30,18 +27,20 @@ for round in $(seq 1 20); do
     wait "${pids[$n]}" || status=$?
     case "$status" in
     0) ;;
-    4) grep -q "another condacuda (pid [0-9]*) is changing this env" "$scratch"/*.err || fail "round $round: exit 4 without saying who holds the env"
+    4) err=$scratch/r$((n / 2 + 1)).err
+       [ $((n % 2)) = 1 ] && err=$scratch/u$((n / 2 + 1)).err
+       grep -q "another condacuda (pid [0-9]*) is changing this env" "$err" || fail "round $round: exit 4 without saying who holds the env"
        busy=$((busy + 1)) ;;
     *) cat "$scratch"/*.err >&2; fail "round $round: a command exited $status" ;;
     esac
   done
-  tree "$env" > "$scratch/t"
+  tree_state "$env" > "$scratch/t"
   if ! cmp -s "$scratch/t" "$scratch/original" && ! cmp -s "$scratch/t" "$scratch/repaired"; then
     diff "$scratch/repaired" "$scratch/t" >&2 || true
     fail "round $round: the env is neither repaired nor as it was"
   fi
 done
 "$CONDACUDA" undo -p "$env" > /dev/null
-tree "$env" > "$scratch/t"
+tree_state "$env" > "$scratch/t"
 cmp -s "$scratch/original" "$scratch/t" || fail "undo after the rounds did not give the original tree back"
 note "20 rounds of 4 repairs and 4 undos at once: consistent after each ($busy busy refusals)"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # An env is untrusted input (condacuda runs as root inside conda install and
 # remove): each attack of a hostile env first, then what condacuda does.
-#   1. a planted manifest that lists "../victim.txt" (right sha256) and
-#      "../victimdir": undo and repair refuse it (exit 2), nothing deleted;
-#   2. etc/conda planted as a link to a folder outside the env: repair refuses
-#      (exit 1, REFUSE naming the link), nothing written outside or inside.
+#   1. a planted manifest that lists "../victim.txt" (right sha256), or only
+#      "../victimdir" as a folder it made: undo and repair refuse it (exit 2),
+#      nothing deleted;
+#   2. etc/conda or etc/condacuda planted as a link to a folder outside the
+#      env, .messages.txt as a link or a FIFO: nothing written outside, no hang;
+#   3. FIFOs where files are read, a RECORD that is /dev/zero, a FIFO library;
+#   6. escape sequences in versions and ELF strings; 7. invalid UTF-8 in JSON;
+#   9. messages that name the cause; 10. inputs past their caps.
 source "$(dirname "$0")/lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
@@ -46,6 +50,16 @@ cmp -s "$scratch/m0" "$scratch/m1" || fail "the env changed"
 PREFIX=$scratch/m bash "$CONDACUDA_SOURCE_DIR/hooks/pre-unlink.sh"
 expect_eq "$(cat "$scratch/victim.txt")" precious "the file outside the env, after pre-unlink"
 [ -d "$scratch/victimdir" ] || fail "the folder outside the env was removed by pre-unlink"
+# Only the folder: parsing must refuse it too (not stop at an entry first).
+printf 'version: 1\ntool: condacuda 0.1.0\nfolders: []\nentries: []\ndirs: ["../victimdir"]\n' > "$scratch/m/etc/condacuda/manifest.yml"
+for command in undo repair; do
+  err=$("$CONDACUDA" "$command" -p "$scratch/m" 2>&1 > /dev/null && echo "exit 0" || echo "exit $?")
+  case "$err" in
+  *"folder created '../victimdir' is not a path inside the env"*"exit 2") ;;
+  *) fail "$command with a manifest listing ../victimdir: $err" ;;
+  esac
+done
+[ -d "$scratch/victimdir" ] || fail "the folder outside the env was removed"
 
 note "2. etc/conda a link to a folder outside the env: refused, nothing written"
 cp -a "$env" "$scratch/l"
@@ -64,6 +78,29 @@ grep -q "REFUSE" "$scratch/l.txt" || fail "the text output does not mark the ref
 [ -z "$(ls -A "$scratch/outside")" ] || fail "repair wrote through the link: $(ls -A "$scratch/outside")"
 listing "$scratch/l" > "$scratch/l1"
 cmp -s "$scratch/l0" "$scratch/l1" || fail "the env changed"
+
+note "   etc/condacuda a link to a folder outside: refused, nothing written there"
+cp -a "$env" "$scratch/lc"
+mkdir -p "$scratch/outside2" "$scratch/lc/etc"
+ln -s "$scratch/outside2" "$scratch/lc/etc/condacuda"
+status=0
+"$CONDACUDA" repair -p "$scratch/lc" > "$scratch/lc.out" 2>&1 || status=$?
+[ "$status" = 1 ] || [ "$status" = 2 ] || { cat "$scratch/lc.out" >&2; fail "repair through an etc/condacuda link exited $status"; }
+[ -z "$(ls -A "$scratch/outside2")" ] || fail "repair wrote through etc/condacuda: $(ls -A "$scratch/outside2")"
+"$CONDACUDA" undo -p "$scratch/lc" > /dev/null 2>&1 || true
+[ -z "$(ls -A "$scratch/outside2")" ] || fail "undo wrote through etc/condacuda"
+
+note "   .messages.txt a link to a file outside, or a FIFO: the post-link writes nothing there, never hangs"
+cp -a "$env" "$scratch/pm"
+echo precious > "$scratch/target.txt"
+ln -s "$scratch/target.txt" "$scratch/pm/.messages.txt"
+timeout 60 "$CONDACUDA" repair --post-link -p "$scratch/pm" > /dev/null 2>&1 || fail "post-link with a linked .messages.txt did not exit 0"
+expect_eq "$(cat "$scratch/target.txt")" precious "the file .messages.txt linked to"
+"$CONDACUDA" undo -p "$scratch/pm" > /dev/null
+rm "$scratch/pm/.messages.txt" && mkfifo "$scratch/pm/.messages.txt"
+status=0
+timeout 60 "$CONDACUDA" repair --post-link -p "$scratch/pm" > /dev/null 2>&1 || status=$?
+expect_eq "$status" 0 "post-link with a FIFO as .messages.txt (124 would be a hang)"
 
 # quick COMMAND...: runs a condacuda command that must end on its own (a
 # hang is a failure after 60 s); its stdout in $scratch/q.out, stderr in
@@ -188,5 +225,5 @@ cp -a "$env" "$scratch/s"
 jit=$(sp_of "$scratch/s")/nvidia/nvjitlink/lib/libnvJitLink.so.12
 truncate -s 1T "$jit"
 quick lock --no-hash-cache -p "$scratch/s"
-expect_eq "$q" 2 "lock of an env holding a 1 TB sparse library"
-grep -q "not hashed: a sparse file (1099511627776 bytes" "$scratch/q.err" || fail "sparse file: $(cat "$scratch/q.err")"
+expect_eq "$q" 2 "lock of an env holding a 1 TB (sparse) library"
+grep -q "not hashed: 1099511627776 bytes, more than the 8589934592 condacuda hashes" "$scratch/q.err" || fail "1 TB file: $(cat "$scratch/q.err")"

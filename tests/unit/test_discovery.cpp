@@ -402,3 +402,16 @@ TEST_CASE("process options read the real environment and cwd, nothing else") {
   CHECK(o.system == env::SystemConfig::include);
   if (const char* path = std::getenv("PATH")) CHECK(o.vars["PATH"] == path);
 }
+
+TEST_CASE("with nothing named, the active conda env ($CONDA_PREFIX) comes before a venv ($VIRTUAL_ENV)") {
+  // A venv activated inside an activated conda env: conda's env is the one
+  // whose activate.d hooks ran, so it is the env a bare command means.
+  ScratchDir t;
+  make_conda_env(t / "envs/active");
+  make_venv(t / "venv", "home = /usr/bin\n");
+  auto ctx = sys::load_discovery_context(options(t, {{"CONDA_PREFIX", t / "envs/active"}, {"VIRTUAL_ENV", t / "venv"}}));
+  auto chosen = sys::select_env({}, ctx);
+  REQUIRE(chosen.ok());
+  CHECK(chosen->prefix == t / "envs/active");
+  CHECK(chosen->source == "CONDA_PREFIX");
+}

@@ -135,6 +135,20 @@ TEST_CASE("the demo env's set (cusparse 12.1 needs _12_1, nvjitlink 12.4) is ali
   CHECK(a.rules[3].rule == "driver");
 }
 
+TEST_CASE("the release rule: an nvjitlink of the very release cusparse belongs to passes (at least, not above)") {
+  // CUDA 12.1.1's set: cusparse 12.1.0.106 and nvjitlink 12.1.105, one release.
+  FakeEnv env;
+  env.nvjitlink("12.1.105", 1);
+  env.cusparse("12.1.0.106", 1);
+  Alignment a = env.evaluate();
+  CHECK(a.aligned);
+  const auto& releases = rule_of(a, rule::releases);
+  CHECK(releases.result == RuleResult::pass);
+  bool said = false;
+  for (const auto& e : releases.evidence) said = said || e.find("nvJitLink 12.1 >= 12.1") == 0;
+  CHECK_MESSAGE(said, "the evidence names the equal releases");
+}
+
 TEST_CASE("an nvjitlink wheel older than cusparse needs fails both the symbol and the release rule") {
   FakeEnv env;
   env.nvjitlink("12.1.105", 1);

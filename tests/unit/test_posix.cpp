@@ -30,7 +30,12 @@ TEST_CASE("write_file_atomically: replaces the file whole with its mode, leaves 
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0644);
   auto missing = sys::write_file_atomically(dir / "no/such/dir/x.yml", "x");
-  CHECK_FALSE(missing.ok());
+  CHECK(missing.error().code == ErrorCode::not_found);
+  // The rename fails (a non-empty folder is in the way): the temporary, written whole, is removed.
+  fixture::write_file(dir / "taken/inside", "x");
+  auto taken = sys::write_file_atomically(dir / "taken", "x");
+  REQUIRE_FALSE(taken.ok());
+  CHECK(taken.error().message.find("cannot rename into place") == 0);
   CHECK(leftovers(dir.path()).empty());
 }
 

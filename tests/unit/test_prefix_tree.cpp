@@ -5,9 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
-#include <future>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "support/fixture.hpp"
@@ -23,12 +24,23 @@ sys::PrefixTree open_tree(const std::string& prefix) {
   return std::move(*tree);
 }
 
-// Runs f on another thread; false when it is still running after 5 s (then
-// the test reports a hang instead of hanging).
+// Runs f in a child process; false when it is still running after 5 s (it is
+// killed: the test reports a hang instead of hanging).
 template <class F>
 bool returns_promptly(F f) {
-  auto done = std::async(std::launch::async, f);
-  return done.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  pid_t child = ::fork();
+  if (child == 0) {
+    f();
+    ::_exit(0);
+  }
+  for (int waited = 0; waited < 500; ++waited) {
+    int status = 0;
+    if (::waitpid(child, &status, WNOHANG) == child) return true;
+    ::usleep(10000);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  return false;
 }
 } // namespace
 
@@ -67,7 +79,9 @@ TEST_CASE("writes and removes inside the env, atomically, leaving no temporary")
 TEST_CASE("a folder planted as a link to outside the env is reported, never written or deleted through") {
   fixture::TempDir dir("tree");
   fixture::make_dirs(dir / "outside/activate.d");
+  fixture::make_dirs(dir / "outside/empty");
   fixture::write_file(dir / "outside/activate.d/victim.sh", "precious\n");
+  fixture::write_file(dir / "outside/activate.d/x.sh.condacuda-tmp-1-0", "looks like a temporary\n");
   fixture::make_dirs(dir / "env/etc");
   fs::create_directory_symlink(dir / "outside", dir / "env/etc/conda");
   auto tree = open_tree(dir / "env");
@@ -79,8 +93,12 @@ TEST_CASE("a folder planted as a link to outside the env is reported, never writ
   CHECK_FALSE(tree.write_file("etc/conda/activate.d/condacuda.sh", "x").ok());
   CHECK_FALSE(tree.write_symlink("etc/conda/activate.d/condacuda.sh", "x").ok());
   CHECK_FALSE(tree.remove_file("etc/conda/activate.d/victim.sh").ok());
-  tree.remove_directory_if_empty("etc/conda/activate.d");
+  tree.remove_directory_if_empty("etc/conda/empty");
+  CHECK(fs::is_directory(dir / "outside/empty"));
   CHECK(tree.remove_temporaries("etc/conda/activate.d").empty());
+  CHECK(fs::exists(dir / "outside/activate.d/x.sh.condacuda-tmp-1-0"));
+  CHECK_FALSE(tree.append_file("etc/conda/activate.d/victim.sh", "x").ok());
+  CHECK_FALSE(tree.list("etc/conda/activate.d"));
   auto state = tree.state("etc/conda/activate.d/victim.sh");
   CHECK(state.kind == repair::PathState::Kind::unreachable);
   CHECK(state.why.find("etc/conda is a symbolic link") == 0);
@@ -89,7 +107,6 @@ TEST_CASE("a folder planted as a link to outside the env is reported, never writ
   CHECK(tree.make_directory("etc/conda").error().code == ErrorCode::conflict);
 
   CHECK(fixture::read_file(dir / "outside/activate.d/victim.sh") == "precious\n");
-  CHECK(fs::directory_iterator(dir / "outside/activate.d")->path().filename() == "victim.sh");
 }
 
 TEST_CASE("paths that leave the env by their spelling are refused before anything is touched") {
@@ -113,11 +130,15 @@ TEST_CASE("a FIFO or an oversized file is never read whole, and nothing blocks")
   fixture::write_file(dir / "env/etc/big", std::string(2048, 'x'));
   auto tree = open_tree(dir / "env");
   CHECK(returns_promptly([&] {
-    auto fifo = tree.read_file("etc/condacuda/manifest.yml", 1 << 20);
-    REQUIRE_FALSE(fifo.ok());
-    CHECK(fifo.error().message == "is not a regular file (a FIFO)");
-    CHECK(tree.state("etc/condacuda/manifest.yml").kind == repair::PathState::Kind::other);
+    (void)tree.read_file("etc/condacuda/manifest.yml", 1 << 20);
+    (void)tree.state("etc/condacuda/manifest.yml");
+    (void)tree.append_file("etc/condacuda/manifest.yml", "x");
   }));
+  auto fifo = tree.read_file("etc/condacuda/manifest.yml", 1 << 20);
+  REQUIRE_FALSE(fifo.ok());
+  CHECK(fifo.error().message == "is not a regular file (a FIFO)");
+  CHECK(tree.state("etc/condacuda/manifest.yml").kind == repair::PathState::Kind::other);
+  CHECK_FALSE(tree.append_file("etc/condacuda/manifest.yml", "x").ok()); // ENXIO: no reader, and never waits for one
   auto big = tree.read_file("etc/big", 1024);
   REQUIRE_FALSE(big.ok());
   CHECK(big.error().message.find("2048 bytes, more than the 1024") != std::string::npos);
@@ -138,6 +159,20 @@ TEST_CASE("the lock: one holder at a time, named to the one that waits; nothing 
   CHECK(busy.error().code == ErrorCode::busy);
   CHECK(busy.error().message == "another condacuda (pid " + std::to_string(::getpid()) + ") is changing this env; try again");
   CHECK(fs::is_empty(dir / "env"));
+}
+
+TEST_CASE("append_file: appends to a regular file or creates it; a link there is refused") {
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "env");
+  fixture::write_file(dir / "outside.txt", "precious\n");
+  auto tree = open_tree(dir / "env");
+  REQUIRE(tree.append_file(".messages.txt", "one\n").ok());
+  REQUIRE(tree.append_file(".messages.txt", "two\n").ok());
+  CHECK(fixture::read_file(dir / "env/.messages.txt") == "one\ntwo\n");
+  fs::create_symlink(dir / "outside.txt", dir / "env/link.txt");
+  CHECK_FALSE(tree.append_file("link.txt", "x").ok());
+  CHECK(fixture::read_file(dir / "outside.txt") == "precious\n");
+  CHECK(tree.list("") == std::vector<std::string>{".messages.txt", "link.txt"});
 }
 
 TEST_CASE("remove_temporaries: only what an interrupted write left") {

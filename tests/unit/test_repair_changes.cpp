@@ -24,9 +24,9 @@ const std::string unhook = "etc/conda/deactivate.d/condacuda.sh";
 const std::string jit_link = "lib/python3.11/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12";
 const std::string link_target = "../../nvjitlink/lib/libnvJitLink.so.12";
 
-ManifestEntry file_entry(const std::string& path, const std::string& sha) { return {path, ManifestEntry::Kind::file, sha, ""}; }
+ManifestEntry file_entry(const std::string& path, const std::string& sha) { return {path, ManifestEntry::Kind::file, sha, "", "", ""}; }
 ManifestEntry link_entry(const std::string& path, const std::string& target) {
-  return {path, ManifestEntry::Kind::symlink, "", target};
+  return {path, ManifestEntry::Kind::symlink, "", target, "", ""};
 }
 
 PathState file_state(const std::string& sha) { return {PathState::Kind::file, sha, "", ""}; }
@@ -223,4 +223,32 @@ TEST_CASE("paths_of: the wanted paths and the previous manifest's, sorted, each 
   auto previous = manifest_of({file_entry(hook, "a"), link_entry(jit_link, link_target)});
   CHECK(paths_of(want, previous) == std::vector<std::string>{hook, unhook, jit_link});
   CHECK(paths_of(want, std::nullopt) == std::vector<std::string>{unhook, jit_link});
+}
+
+TEST_CASE("journal: an entry being replaced keeps what it was, so a run killed before the rename is completed, not refused") {
+  auto previous = manifest_of({file_entry(hook, "old"), link_entry(jit_link, "../old/libnvJitLink.so.12"),
+                               file_entry(unhook, "gone")});
+  auto want = wanted({file_entry(hook, "new"), link_entry(jit_link, link_target)});
+  std::map<std::string, PathState> before{{hook, file_state("old")},
+                                          {jit_link, link_state("../old/libnvJitLink.so.12")},
+                                          {unhook, file_state("gone")}};
+  auto next = compute_changes(want, previous, before, "t").manifest;
+  Manifest journal = journal_of(next, previous);
+  REQUIRE(journal.entries.size() == 3);
+  CHECK(journal.entries[0].previous_sha256 == "old");
+  CHECK(journal.entries[1].previous_target == "../old/libnvJitLink.so.12");
+  CHECK(journal.entries[2] == file_entry(unhook, "gone")); // to be removed: listed as it is
+  CHECK(journal_of(next, std::nullopt) == next);            // a first repair replaces nothing
+
+  // Killed before any rename: the disk still holds the old versions, which are condacuda's.
+  auto again = compute_changes(want, journal, before, "t");
+  CHECK_FALSE(again.conflicts());
+  CHECK(change_for(again, hook).action == Action::update);
+  CHECK(change_for(again, jit_link).action == Action::update);
+  CHECK(change_for(again, unhook).action == Action::remove);
+  for (const auto& e : again.manifest.entries) CHECK(e.previous_sha256.empty());
+  auto undone = undo_changes(journal, before);
+  for (const auto& c : undone.changes) CHECK(c.action == Action::remove);
+  // A third state of the file is still not condacuda's.
+  CHECK(change_for(compute_changes(want, journal, {{hook, file_state("edited")}}, "t"), hook).action == Action::conflict);
 }

@@ -20,11 +20,11 @@ Manifest odd_manifest() {
                "quote 'single' \"double\"/lib", "unicode/é/日本/lib", "- dash/#hash/lib", "true", "null", "123",
                R"(back\slash)"};
   m.entries = {
-      {"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, std::string(64, 'a'), ""},
-      {"with space/it's \"quoted\"/libx.so.1", ManifestEntry::Kind::file, "0123456789", ""},
+      {"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, std::string(64, 'a'), "", "", ""},
+      {"with space/it's \"quoted\"/libx.so.1", ManifestEntry::Kind::file, "0123456789", "", "", ""},
       {"lib/python3.11/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12", ManifestEntry::Kind::symlink, "",
-       "../../nvjitlink/lib/libnvJitLink.so.12"},
-      {"colon: x/é.so", ManifestEntry::Kind::symlink, "", "../a b/'c': \"d\"/ü.so"},
+       "../../nvjitlink/lib/libnvJitLink.so.12", "", ""},
+      {"colon: x/é.so", ManifestEntry::Kind::symlink, "", "../a b/'c': \"d\"/ü.so", "", ""},
   };
   m.dirs = {"etc/condacuda", "etc/conda/activate.d", "dir with: colon"};
   return m;
@@ -67,9 +67,9 @@ TEST_CASE("render: the exact text of a small manifest (paths double-quoted, one 
   Manifest m;
   m.tool = "condacuda 1.2.3";
   m.folders = {"lib/python3.11/site-packages/nvidia/nvjitlink/lib"};
-  m.entries = {{"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, "ab12", ""},
+  m.entries = {{"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, "ab12", "", "", ""},
                {"lib/python3.11/site-packages/nvidia/cusparse/lib/libnvJitLink.so.12", ManifestEntry::Kind::symlink, "",
-                "../../nvjitlink/lib/libnvJitLink.so.12"}};
+                "../../nvjitlink/lib/libnvJitLink.so.12", "", ""}};
   m.dirs = {"etc/condacuda"};
   // Older and newer condacudas read this file: its format is a contract.
   CHECK(render_manifest(m) ==
@@ -186,4 +186,16 @@ TEST_CASE("unsupported: a manifest from a newer condacuda") {
   auto e = parse_error("version: 2\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
   CHECK(e.code == ErrorCode::unsupported);
   CHECK(contains(e.message, "version 2"));
+}
+
+TEST_CASE("round trip: a journal's previous states") {
+  Manifest m;
+  m.tool = "condacuda 1.2.3";
+  ManifestEntry file{"etc/conda/activate.d/condacuda.sh", ManifestEntry::Kind::file, "new", "", "old", ""};
+  ManifestEntry link{"lib/x/libnvJitLink.so.12", ManifestEntry::Kind::symlink, "", "../a/l.so", "", "../b/l.so"};
+  m.entries = {file, link};
+  auto back = parse_manifest(render_manifest(m));
+  REQUIRE(back.ok());
+  CHECK(*back == m);
+  CHECK(render_manifest(*back) == render_manifest(m));
 }

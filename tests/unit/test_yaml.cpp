@@ -46,3 +46,21 @@ TEST_CASE("nesting is bounded before yaml-cpp recurses into it") {
 TEST_CASE("broken YAML: yaml-cpp's words with line and column") {
   CHECK(error_of("version: [1\n").find("invalid YAML at line 2, column 1: ") == 0);
 }
+
+TEST_CASE("aliases that multiply (a YAML bomb) are refused, in time linear in the text") {
+  // Each level refers to the one before 10 times: 10^11 nodes behind 600 bytes.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 12; ++i) {
+    std::string ref = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", " : "") + ref;
+    bomb += "]\n";
+  }
+  CHECK(error_of(bomb).find("aliases expand past the size of the text (a YAML bomb)") == 0);
+}
+
+TEST_CASE("a quote or '#' inside plain text hides no nesting") {
+  std::string deep = std::string(70, '[') + std::string(70, ']');
+  CHECK(error_of("a: it's " + deep).find("nested more than 64 levels deep") == 0);
+  CHECK(error_of("a: b#" + deep).find("nested more than 64 levels deep") == 0);
+}
