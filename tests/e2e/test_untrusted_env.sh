@@ -35,13 +35,18 @@ dirs: ["../victimdir"]
 EOF
 ln -s "$CONDACUDA" "$scratch/m/bin/condacuda" # as the conda package installs it, for the link script
 listing "$scratch/m" > "$scratch/m0"
-for command in undo repair; do
-  err=$("$CONDACUDA" "$command" -p "$scratch/m" 2>&1 > /dev/null && echo "exit 0" || echo "exit $?")
-  case "$err" in
-  *"manifest.yml: entry path '../victim.txt' is not a path inside the env"*"exit 2") ;;
-  *) fail "$command with a hostile manifest: $err" ;;
-  esac
-done
+# refused MESSAGE: undo and repair of $scratch/m both exit 2 saying MESSAGE.
+refused() {
+  local command err
+  for command in undo repair; do
+    err=$("$CONDACUDA" "$command" -p "$scratch/m" 2>&1 > /dev/null && echo "exit 0" || echo "exit $?")
+    case "$err" in
+    *"$1"*"exit 2") ;;
+    *) fail "$command with a hostile manifest: $err" ;;
+    esac
+  done
+}
+refused "manifest.yml: entry path '../victim.txt' is not a path inside the env"
 expect_eq "$(cat "$scratch/victim.txt")" precious "the file outside the env"
 [ -d "$scratch/victimdir" ] || fail "the folder outside the env was removed"
 listing "$scratch/m" > "$scratch/m1"
@@ -52,13 +57,7 @@ expect_eq "$(cat "$scratch/victim.txt")" precious "the file outside the env, aft
 [ -d "$scratch/victimdir" ] || fail "the folder outside the env was removed by pre-unlink"
 # Only the folder: parsing must refuse it too (not stop at an entry first).
 printf 'version: 1\ntool: condacuda 0.1.0\nfolders: []\nentries: []\ndirs: ["../victimdir"]\n' > "$scratch/m/etc/condacuda/manifest.yml"
-for command in undo repair; do
-  err=$("$CONDACUDA" "$command" -p "$scratch/m" 2>&1 > /dev/null && echo "exit 0" || echo "exit $?")
-  case "$err" in
-  *"folder created '../victimdir' is not a path inside the env"*"exit 2") ;;
-  *) fail "$command with a manifest listing ../victimdir: $err" ;;
-  esac
-done
+refused "folder created '../victimdir' is not a path inside the env"
 [ -d "$scratch/victimdir" ] || fail "the folder outside the env was removed"
 
 note "2. etc/conda a link to a folder outside the env: refused, nothing written"
