@@ -104,15 +104,13 @@ Status make_other_folders(sys::PrefixTree& tree, const std::vector<std::string>&
 // Removes the manifest with its folder (and `etc` when condacuda made it and
 // nothing else lives there): renamed to a temporary name first, so that a kill
 // leaves a temporary the next run removes, never a folder without manifest.
-void remove_manifest_folder(sys::PrefixTree& tree, const std::vector<std::string>& dirs) {
+Status remove_manifest_folder(sys::PrefixTree& tree, const std::vector<std::string>& dirs) {
   std::string top;
   if (contains(dirs, own_folder) && holds_only(tree, own_folder, "manifest.yml"))
     top = contains(dirs, "etc") && holds_only(tree, "etc", "condacuda") ? "etc" : own_folder;
-  if (top.empty() || !tree.rename_new(top, sys::temporary_name(top))) {
-    (void)tree.remove_file(repair::manifest_path);
-    return;
-  }
+  if (top.empty() || !tree.rename_new(top, sys::temporary_name(top))) return tree.remove_file(repair::manifest_path);
   tree.remove_temporaries(top == "etc" ? "" : "etc");
+  return ok_status();
 }
 
 // What a killed run left: temporaries beside condacuda's files and folders.
@@ -188,7 +186,7 @@ Result<Applied> apply_undo(const std::string& prefix) {
   for (const auto& d : dirs)
     if (d != own_folder && d != "etc") tree->remove_directory_if_empty(d);
   (void)tree->remove_file("etc/condacuda/.lock"); // the lock file condacuda 0.1 kept there
-  remove_manifest_folder(*tree, m.dirs);
+  if (auto s = remove_manifest_folder(*tree, m.dirs); !s) return s.error();
   return applied;
 }
 

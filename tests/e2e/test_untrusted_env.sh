@@ -12,7 +12,6 @@
 source "$(dirname "$0")/lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
-listing() { (cd "$1" && find . -printf '%p %y %m %s %l\n' | LC_ALL=C sort); }
 
 build_demo_env "$scratch/demo"
 env=$scratch/demo/env
@@ -34,7 +33,7 @@ entries:
 dirs: ["../victimdir"]
 EOF
 ln -s "$CONDACUDA" "$scratch/m/bin/condacuda" # as the conda package installs it, for the link script
-listing "$scratch/m" > "$scratch/m0"
+tree_state "$scratch/m" > "$scratch/m0"
 # refused MESSAGE: undo and repair of $scratch/m both exit 2 saying MESSAGE.
 refused() {
   local command err
@@ -49,7 +48,7 @@ refused() {
 refused "manifest.yml: entry path '../victim.txt' is not a path inside the env"
 expect_eq "$(cat "$scratch/victim.txt")" precious "the file outside the env"
 [ -d "$scratch/victimdir" ] || fail "the folder outside the env was removed"
-listing "$scratch/m" > "$scratch/m1"
+tree_state "$scratch/m" > "$scratch/m1"
 cmp -s "$scratch/m0" "$scratch/m1" || fail "the env changed"
 # conda remove runs the pre-unlink script, which runs undo (and never fails the removal).
 PREFIX=$scratch/m bash "$CONDACUDA_SOURCE_DIR/hooks/pre-unlink.sh"
@@ -64,7 +63,7 @@ note "2. etc/conda a link to a folder outside the env: refused, nothing written"
 cp -a "$env" "$scratch/l"
 mkdir -p "$scratch/outside" "$scratch/l/etc"
 ln -s "$scratch/outside" "$scratch/l/etc/conda"
-listing "$scratch/l" > "$scratch/l0"
+tree_state "$scratch/l" > "$scratch/l0"
 expect_status 1 "$CONDACUDA" repair -p "$scratch/l" --json > "$scratch/l.json"
 expect_eq "$(json "$scratch/l.json" 'j["outcome"]')" conflict outcome
 reason=$(json "$scratch/l.json" '[c["reason"] for c in j["changes"] if c["action"] == "conflict"][0]')
@@ -75,7 +74,7 @@ esac
 expect_status 1 "$CONDACUDA" repair -p "$scratch/l" > "$scratch/l.txt"
 grep -q "REFUSE" "$scratch/l.txt" || fail "the text output does not mark the refusal"
 [ -z "$(ls -A "$scratch/outside")" ] || fail "repair wrote through the link: $(ls -A "$scratch/outside")"
-listing "$scratch/l" > "$scratch/l1"
+tree_state "$scratch/l" > "$scratch/l1"
 cmp -s "$scratch/l0" "$scratch/l1" || fail "the env changed"
 
 note "   etc/condacuda a link to a folder outside: refused, nothing written there"
