@@ -61,11 +61,15 @@ RepairOutcome repair(const RepairOptions& options) {
   o.env = options.env;
   o.dry_run = options.dry_run;
   const std::string& prefix = options.env.prefix;
+  // A repair that writes holds the env's lock from its first read to its last
+  // write: another repair or undo is never seen half-way (a dry run only reads).
+  auto tree = options.dry_run ? sys::PrefixTree::open(prefix) : open_locked(prefix);
+  if (!tree) return failed(std::move(o), tree.error());
   auto& files = sys::process_file_view();
   auto inputs = doctor_inputs(options.env, BaseLdLibraryPath::this_shell(), files);
   if (!inputs) return failed(std::move(o), inputs.error());
   o.warnings = inputs->inventory.warnings;
-  auto previous = sys::read_manifest(prefix);
+  auto previous = sys::read_manifest(*tree);
   if (!previous) {
     Error e = previous.error();
     e.message += " (condacuda will not guess what it created; fix or remove it)";
@@ -80,8 +84,6 @@ RepairOutcome repair(const RepairOptions& options) {
   if (!o.verification.ok)
     return finish(std::move(o), RepairStatus::cannot_repair,
                   "the plan does not make every root load (see the failing situations above)");
-  auto tree = sys::PrefixTree::open(prefix);
-  if (!tree) return failed(std::move(o), tree.error());
   o.changes = repair::compute_changes(*desired, *previous,
                                       sys::read_path_states(*tree, repair::paths_of(*desired, *previous)), tool);
   if (o.changes->conflicts())
@@ -95,9 +97,8 @@ RepairOutcome repair(const RepairOptions& options) {
   if (!o.changes->writes() && (manifest_same || (!*previous && desired->entries.empty()))) {
     status = desired->entries.empty() ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
   } else {
-    auto applied = apply_repair(prefix, *desired, tool);
-    if (!applied) return failed(std::move(o), applied.error());
-    o.changes = applied->changes;
+    if (auto applied = apply_repair(*tree, *desired, *previous, *o.changes); !applied)
+      return failed(std::move(o), applied.error());
   }
   o.after = verdict_after(options.env);
   return finish(std::move(o), status);

@@ -119,37 +119,29 @@ void remove_temporaries(sys::PrefixTree& tree, const std::vector<std::string>& p
   for (const auto& folder : folders_of(paths)) tree.remove_temporaries(folder);
 }
 
-// Opens and locks the env before anything is read for a change or created.
+} // namespace
+
 Result<sys::PrefixTree> open_locked(const std::string& prefix) {
   auto tree = sys::PrefixTree::open(prefix);
   if (!tree) return tree.error();
   if (auto s = tree->lock(lock_wait); !s) return s.error();
   return tree;
 }
-} // namespace
 
-Result<Applied> apply_repair(const std::string& prefix, const repair::DesiredState& desired, const std::string& tool) {
-  auto tree = open_locked(prefix);
-  if (!tree) return tree.error();
-  // Under the lock: what is there now.
-  auto previous = sys::read_manifest(*tree);
-  if (!previous) return previous.error();
-  std::vector<std::string> paths = repair::paths_of(desired, *previous);
-  remove_temporaries(*tree, paths);
-  Applied applied{repair::compute_changes(desired, *previous, sys::read_path_states(*tree, paths), tool), false};
-  if (applied.changes.conflicts()) return make_error(ErrorCode::conflict, "a path repair needs is taken", prefix);
-  repair::Manifest& next = applied.changes.manifest;
+Status apply_repair(sys::PrefixTree& tree, const repair::DesiredState& desired,
+                    const std::optional<repair::Manifest>& previous, repair::ChangeSet& changes) {
+  remove_temporaries(tree, repair::paths_of(desired, previous));
+  repair::Manifest& next = changes.manifest;
   // Folders to create, recorded in the journal before any is made.
-  std::vector<std::string> to_make = missing_folders(*tree, desired);
+  std::vector<std::string> to_make = missing_folders(tree, desired);
   for (const auto& f : to_make) add_once(next.dirs, f);
-  if (applied.changes.writes() || !to_make.empty())
-    if (auto s = write_journal(*tree, repair::journal_of(next, *previous)); !s) return s.error();
-  if (auto s = make_other_folders(*tree, to_make); !s) return s.error();
-  for (const auto& c : applied.changes.changes) {
-    if (auto s = carry_out(*tree, desired, c); !s) return s.error();
+  if (changes.writes() || !to_make.empty())
+    if (auto s = write_journal(tree, repair::journal_of(next, previous)); !s) return s.error();
+  if (auto s = make_other_folders(tree, to_make); !s) return s.error();
+  for (const auto& c : changes.changes) {
+    if (auto s = carry_out(tree, desired, c); !s) return s.error();
   }
-  if (auto s = write_manifest(*tree, next); !s) return s.error();
-  return applied;
+  return write_manifest(tree, next);
 }
 
 Result<Applied> apply_undo(const std::string& prefix) {

@@ -3,9 +3,11 @@
 // written first as a journal (its folder built with it and renamed into
 // place), then the folders, every file written to a temporary name and
 // renamed into place, then the final manifest.
+#include <optional>
 #include <string>
 
 #include "repair/changes.hpp"
+#include "sys/prefix_tree.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::app {
@@ -15,14 +17,19 @@ struct Applied {
   bool had_manifest = false; // undo: there was something to undo
 };
 
-// Applies the change set that takes the env to `desired`: writes the journal
-// (every file and folder the run may leave, so that an interrupted run leaves
-// only what condacuda recognises), creates the missing folders, writes and
-// removes the files, then the final manifest. The change set is computed again
-// under the lock (another process may have changed the env since it was
-// planned); a conflict then is an error. Temporaries a killed run left are
-// removed first.
-Result<Applied> apply_repair(const std::string& prefix, const repair::DesiredState& desired, const std::string& tool);
+// Opens the env and takes its lock (waiting a while for another condacuda),
+// before anything is read for a change: a repair holds it from its first read
+// to its last write, so it never plans from another run's half-done state.
+Result<sys::PrefixTree> open_locked(const std::string& prefix);
+
+// Applies `changes` (computed under `locked`'s lock from `previous`, the
+// manifest there) to take the env to `desired`: removes the temporaries a
+// killed run left, writes the journal (every file and folder the run may
+// leave, so that an interrupted run leaves only what condacuda recognises),
+// creates the missing folders, writes and removes the files, then the final
+// manifest (`changes.manifest`, with the folders it made added).
+Status apply_repair(sys::PrefixTree& locked, const repair::DesiredState& desired,
+                    const std::optional<repair::Manifest>& previous, repair::ChangeSet& changes);
 
 // Removes what the manifest lists when unchanged, then the folders repair
 // created if they are empty, then the manifest with its folder. Entries

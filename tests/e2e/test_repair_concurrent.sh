@@ -31,7 +31,9 @@ for round in $(seq 1 20); do
        [ $((n % 2)) = 1 ] && err=$scratch/u$((n / 2 + 1)).err
        grep -q "another condacuda (pid [0-9]*) is changing this env" "$err" || fail "round $round: exit 4 without saying who holds the env"
        busy=$((busy + 1)) ;;
-    *) cat "$scratch"/*.err >&2; fail "round $round: a command exited $status" ;;
+    *) name=r$((n / 2 + 1)); [ $((n % 2)) = 1 ] && name=u$((n / 2 + 1))
+       cat "$scratch/$name.out" "$scratch/$name.err" >&2
+       fail "round $round: $name exited $status" ;;
     esac
   done
   tree_state "$env" > "$scratch/t"
