@@ -80,6 +80,7 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   };
   for (const auto& lib : in.inventory.libraries) add_root(lib.file, "library", lib.component);
   for (const auto& c : in.inventory.consumers) add_root(c.file, "consumer", "");
+  for (const auto& u : in.inventory.unusable) add_root(u.file, "library", u.component);
   report.findings = diagnose(report, files);
   // Misalignment comes from the rules `condacuda lock` records (lock/alignment.hpp): one source of truth.
   for (auto& f : alignment_findings(report.inputs, files)) report.findings.push_back(std::move(f));

@@ -296,12 +296,14 @@ Status ElfObject::parse_symbols() {
   if (verdef_) {
     auto v = vaddr_to_offset(*verdef_);
     if (!v) return corrupt("DT_VERDEF points outside the file");
-    if (auto s = parse_verdefs(*v, verdefnum_.value_or(0)); !s) return s;
+    // ld.so follows the records' next links; DT_VERDEFNUM and DT_VERNEEDNUM
+    // are not read (_dl_check_map_versions, match_symbol in elf/dl-version.c).
+    if (auto s = parse_verdefs(*v, max_version_records); !s) return s;
   }
   if (verneed_) {
     auto v = vaddr_to_offset(*verneed_);
     if (!v) return corrupt("DT_VERNEED points outside the file");
-    if (auto s = parse_verneeds(*v, verneednum_.value_or(0)); !s) return s;
+    if (auto s = parse_verneeds(*v, max_version_records); !s) return s;
   }
   for (std::uint32_t i = 1; i < symbol_count_; ++i) {
     std::uint64_t p = symtab_offset_ + i * sym_size;
@@ -364,7 +366,8 @@ Status ElfObject::parse_verneeds(std::uint64_t offset, std::uint64_t count) {
     if (!fname) return corrupt("version requirement file name outside the string table");
     need.file = *fname;
     std::uint64_t a = entry + aux;
-    for (std::uint16_t k = 0; k < cnt; ++k) {
+    (void)cnt; // vn_cnt is not read either: the entries end at vna_next == 0
+    for (;;) {
       if (++steps > max_version_records) return corrupt("more version requirements than symbol versions can index");
       if (!reader_.has(a, 16)) return corrupt("version requirement entry outside the file");
       VersionNeedEntry e;

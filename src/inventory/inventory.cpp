@@ -121,7 +121,12 @@ Inventory build_inventory(const EnvSnapshot& s) {
   for (const auto& f : s.shared_objects) {
     // A symlink inside the env is a name of its target; one that leads out of
     // the env stands for a library of its own.
-    if ((f.symlink && !f.resolved.empty()) || !f.elf || !f.elf->has_dynamic()) continue;
+    if (f.symlink && !f.resolved.empty()) continue;
+    if (!f.elf || !f.elf->has_dynamic()) {
+      if (auto kind = classify_library(base_name(f.path)); kind && !f.symlink)
+        inv.unusable.push_back({f.path, std::string(kind->id), f.elf ? "no dynamic section" : f.elf_error});
+      continue;
+    }
     std::vector<std::string> needed;
     for (auto n : f.elf->dynamic().needed) needed.emplace_back(n);
     std::string soname = f.elf->dynamic().soname ? std::string(*f.elf->dynamic().soname) : base_name(f.path);

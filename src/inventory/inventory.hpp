@@ -35,12 +35,22 @@ struct LibraryFolder {
   std::vector<std::string> packages; // "name version" of the owners of its libraries
 };
 
+// A file named like a CUDA library that is not a usable shared object (not
+// ELF, no dynamic section, tables condacuda cannot read, not a regular file):
+// doctor still opens it as the loader would, so that it is never left out.
+struct UnusableLibrary {
+  std::string file;      // relative to the prefix
+  std::string component; // from the file name
+  std::string why;       // what the scan saw ("" when it is simply not ELF)
+};
+
 struct Inventory {
   std::string prefix;
   std::vector<std::string> site_packages;
   std::vector<LibraryFolder> folders;
   std::vector<Library> libraries; // sorted by component, then file
   std::vector<Consumer> consumers;
+  std::vector<UnusableLibrary> unusable; // sorted by file
   std::vector<int> cuda_majors;   // distinct majors of the toolkit libraries, ascending
   std::vector<std::string> warnings;
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "elf/elf_object.hpp"
+#include "elf/load_checks.hpp"
 
 namespace condacuda::loader {
 
@@ -20,6 +21,7 @@ struct OpenedFile {
   elf::HeaderCheck header;        // valid when opened and not a directory
   std::shared_ptr<const elf::ElfObject> elf; // when the header is acceptable and parsing worked
   std::string parse_error;        // header acceptable but condacuda could not parse the tables
+  elf::LoadCheck load;            // parsed: what mapping, relocating and initialising it would meet
 
   bool opened() const { return open_errno == 0; }
 };

@@ -245,6 +245,8 @@ std::optional<LoadError> Simulator::check_new_object(const OpenedFile& opened, c
   if (dlopen_mode && (elf.dynamic().flags_1 & 0x40)) // DF_1_NOOPEN
     return load_error(ErrorKind::bad_file, name, "shared object cannot be dlopen()ed", -1);
   (void)realname;
+  // What mapping, relocating and initialising it would meet (elf/load_checks.hpp).
+  if (!opened.load.ok()) return load_error(ErrorKind::bad_file, name, opened.load.reason, -1);
   return std::nullopt;
 }
 

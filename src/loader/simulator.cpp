@@ -110,8 +110,22 @@ void Simulator::check_versions(const Process& p, const std::vector<int>& objects
     for (const auto& need : obj.elf->version_needs()) {
       std::string file(need.file);
       const LoadedObject* needed = nullptr;
+      bool stub = false; // ldd's placeholder for a missing dependency
       for (const auto& candidate : p.objects)
-        if (!candidate.faked && name_matches(candidate, file)) { needed = &candidate; break; }
+        if (name_matches(candidate, file)) {
+          if (candidate.faked) stub = true;
+          else { needed = &candidate; break; }
+        }
+      if (!needed && !stub) {
+        // find_needed found no object of that name: assert (needed != NULL).
+        LoadError e;
+        e.kind = ErrorKind::assertion;
+        e.objname = obj.is_main ? p.argv0 : obj.name;
+        e.text = "Inconsistency detected by ld.so: dl-version.c: 204: _dl_check_map_versions: Assertion `needed != NULL' failed!";
+        e.required_by = m;
+        report.fail(std::move(e));
+        continue;
+      }
       if (!needed || !needed->elf) continue;
       const auto& defs = needed->elf->version_definitions();
       if (defs.empty()) continue; // "no version information available": a warning only

@@ -40,7 +40,7 @@ private:
   loader::FileSystemView& base_;
   std::map<std::string, std::string> links_;
   std::set<std::string> hidden_;
-  const loader::OpenedFile missing_{ENOENT, false, false, 0, 0, {}, nullptr, ""};
+  const loader::OpenedFile missing_{ENOENT, false, false, 0, 0, {}, nullptr, "", {}};
 };
 
 } // namespace condacuda::repair

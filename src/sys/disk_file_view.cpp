@@ -33,8 +33,12 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
         p.header = elf::verify_header(bytes->data, machine_);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
           auto parsed = elf::ElfObject::parse(*bytes, true);
-          if (parsed) p.elf = *parsed;
-          else p.parse_error = parsed.error().message;
+          if (parsed) {
+            p.elf = *parsed;
+            p.load = elf::check_load(bytes->data, machine_);
+          } else {
+            p.parse_error = parsed.error().message;
+          }
         }
       }
     }

@@ -1,0 +1,700 @@
+#include "elf/load_checks.hpp"
+
+#include <cstdio>
+#include <string>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "elf/byte_reader.hpp"
+#include "elf/elf_constants.hpp"
+#include "elf/elf_object.hpp"
+
+namespace condacuda::elf {
+
+namespace {
+constexpr std::uint32_t pf_x = 1, pf_w = 2;
+constexpr std::uint32_t pt_gnu_relro = 0x6474e552;
+constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_fini_array = 26, dt_fini_arraysz = 28, dt_init_array = 25, dt_init_arraysz = 27, dt_textrel = 22,
+                       dt_relrsz = 35, dt_relrent = 37, dt_relacount = 0x6ffffff9;
+constexpr std::uint64_t df_textrel = 0x4;
+// A mapping past the user address space of x86-64 (47 bits) cannot be made.
+constexpr std::uint64_t max_mapping = 1ull << 47;
+// Bounds the work a hostile file can ask for: dynamic entries, relocations,
+// version records, string bytes. The loader would fault long before.
+constexpr std::uint64_t max_steps = 1u << 22;
+
+using Outcome = LoadCheck::Outcome;
+LoadCheck refuse(std::string why) { return {Outcome::refuses, std::move(why)}; }
+LoadCheck crash(const std::string& why) { return {Outcome::crashes, "ld.so would crash: " + why}; }
+
+struct LoadCommand {
+  std::uint64_t mapstart, mapend, dataend, allocend, mapoff;
+  std::uint32_t flags;
+};
+
+// The image _dl_map_segments (elf/dl-map-segments.h) makes of the file, at
+// load bias 0: the first segment maps the whole reservation from the file,
+// a hole between segments becomes PROT_NONE, the other segments are mapped
+// over it, the tail of each segment's last file page is zeroed and its bss
+// mapped anonymous. File pages past the end of the file fault (SIGBUS).
+class Image {
+public:
+  enum class Fault { none, unmapped, past_file, read_only };
+
+  Image(ByteReader file, std::uint64_t page) : file_(file), page_(page) {}
+
+  void map(std::uint64_t start, std::uint64_t end, std::uint32_t flags, bool from_file, std::uint64_t offset) {
+    regions_.push_back({start, end, flags, from_file, offset});
+  }
+  void zero(std::uint64_t start, std::uint64_t end) { zeroed_.push_back({start, end}); }
+  void make_loads_writable() { textrel_ = true; } // DT_TEXTREL: _dl_relocate_object mprotects every segment
+
+  // What touching [addr, addr + n) meets (n <= 64: at most two pages).
+  Fault touch(std::uint64_t addr, std::uint64_t n, bool write) const {
+    if (n == 0) return Fault::none;
+    if (addr + n < addr) return Fault::unmapped;
+    if (auto f = touch_byte(addr, write); f != Fault::none) return f;
+    return touch_byte(addr + n - 1, write);
+  }
+
+  std::optional<std::uint64_t> read(std::uint64_t addr, std::uint64_t n) const {
+    if (touch(addr, n, false) != Fault::none) return std::nullopt;
+    std::uint64_t v = 0;
+    for (std::uint64_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(byte(addr + i)) << (8 * i);
+    return v;
+  }
+
+  // Whether a NUL-terminated string at addr can be read whole.
+  bool string_readable(std::uint64_t addr) const {
+    for (std::uint64_t i = 0; i < max_steps; ++i) {
+      if (touch(addr + i, 1, false) != Fault::none) return false;
+      if (byte(addr + i) == 0) return true;
+    }
+    return false;
+  }
+
+  bool executable(std::uint64_t addr) const {
+    const Region* r = at(addr);
+    // Zero-fill pages hold no code: executing zeros faults.
+    for (const auto& z : zeroed_)
+      if (addr >= z.first && addr < z.second) return false;
+    return r && (r->flags & pf_x) && r->from_file && touch(addr, 1, false) == Fault::none;
+  }
+
+  bool mapped(std::uint64_t addr) const { return at(addr) != nullptr; }
+
+private:
+  struct Region {
+    std::uint64_t start, end;
+    std::uint32_t flags; // p_flags; 0: PROT_NONE
+    bool from_file;
+    std::uint64_t offset; // file offset of `start`
+  };
+
+  const Region* at(std::uint64_t a) const {
+    for (auto it = regions_.rbegin(); it != regions_.rend(); ++it)
+      if (a >= it->start && a < it->end) return &*it;
+    return nullptr;
+  }
+
+  Fault touch_byte(std::uint64_t a, bool write) const {
+    const Region* r = at(a);
+    if (!r || r->flags == 0) return Fault::unmapped;
+    if (r->from_file) {
+      std::uint64_t off = r->offset + (a - r->start);
+      std::uint64_t file_pages = (file_.size() + page_ - 1) & ~(page_ - 1);
+      if (off < r->offset || off >= file_pages) return Fault::past_file;
+    }
+    if (write && !(r->flags & pf_w) && !textrel_) return Fault::read_only;
+    return Fault::none;
+  }
+
+  std::uint8_t byte(std::uint64_t a) const {
+    for (const auto& z : zeroed_)
+      if (a >= z.first && a < z.second) return 0;
+    const Region* r = at(a);
+    if (!r || !r->from_file) return 0;
+    auto b = file_.u8(r->offset + (a - r->start));
+    return b ? *b : 0; // past the end of the file within its last page: zeros
+  }
+
+  ByteReader file_;
+  std::uint64_t page_;
+  std::vector<Region> regions_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> zeroed_;
+  bool textrel_ = false;
+};
+
+const char* fault_words(Image::Fault f) {
+  switch (f) {
+  case Image::Fault::unmapped: return "outside the mapped image (SIGSEGV)";
+  case Image::Fault::past_file: return "in a page past the end of the file (SIGBUS)";
+  case Image::Fault::read_only: return "in a page that is not writable (SIGSEGV)";
+  case Image::Fault::none: break;
+  }
+  return "";
+}
+
+std::uint64_t down(std::uint64_t v, std::uint64_t page) { return v & ~(page - 1); }
+std::uint64_t up(std::uint64_t v, std::uint64_t page) { return (v + page - 1) & ~(page - 1); }
+
+// The dynamic section as elf_get_dynamic_info (elf/get-dynamic-info.h) reads
+// it: entries in memory up to DT_NULL, the last of a tag winning.
+struct Dynamic {
+  std::map<std::int64_t, std::uint64_t> value;
+  std::map<std::int64_t, std::uint64_t> entry_at; // address of the entry that won
+  std::vector<std::uint64_t> needed;
+  bool has(std::int64_t tag) const { return value.count(tag) != 0; }
+  std::uint64_t get(std::int64_t tag) const { return value.at(tag); }
+};
+
+class Checker {
+public:
+  Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page)
+      : file_(file), machine_(machine), page_(page), image_(file_, page) {}
+
+  LoadCheck run() {
+    for (auto step : {&Checker::load_commands, &Checker::map_segments, &Checker::dynamic_info, &Checker::hash_table,
+                      &Checker::dependency_names, &Checker::version_records, &Checker::relocations,
+                      &Checker::relro, &Checker::initialisers}) {
+      LoadCheck c = (this->*step)();
+      if (!c.ok()) return c;
+    }
+    return {};
+  }
+
+private:
+  // _dl_map_object_from_fd (elf/dl-load.c): the program headers' refusals.
+  LoadCheck load_commands() {
+    std::uint64_t phoff = *file_.u64(32);
+    std::uint16_t phnum = *file_.u16(56);
+    if (!file_.has(phoff, 56ull * phnum)) return refuse("cannot read file data");
+    bool empty_dynamic = false;
+    for (std::uint16_t i = 0; i < phnum; ++i) {
+      std::uint64_t p = phoff + 56ull * i;
+      std::uint32_t type = *file_.u32(p), flags = *file_.u32(p + 4);
+      std::uint64_t offset = *file_.u64(p + 8), vaddr = *file_.u64(p + 16), filesz = *file_.u64(p + 32),
+                    memsz = *file_.u64(p + 40);
+      if (type == pt_dynamic) {
+        if (filesz == 0) empty_dynamic = true; // separate debuginfo
+        else {
+          dynamic_ = vaddr;
+          dynamic_flags_ = flags;
+        }
+      } else if (type == pt_load) {
+        if (((vaddr - offset) & (page_ - 1)) != 0) return refuse("ELF load command address/offset not page-aligned");
+        LoadCommand c{down(vaddr, page_), up(vaddr + filesz, page_), vaddr + filesz, vaddr + memsz, down(offset, page_), flags};
+        if (!loads_.empty() && loads_.back().mapend != c.mapstart) has_holes_ = true;
+        // The gABI orders load commands by address; ld.so relies on it
+        // (maplength spans first to last) without checking: one that reaches
+        // into the next has its memory mapped over.
+        if (!loads_.empty() && loads_.back().allocend > vaddr)
+          overlap_ = true;
+        loads_.push_back(c);
+      } else if (type == pt_gnu_relro) {
+        relro_ = std::make_pair(vaddr, memsz);
+      }
+    }
+    if (loads_.empty()) return refuse("object file has no loadable segments");
+    if (*file_.u16(16) != et_dyn) return refuse("cannot dynamically load executable");
+    if (!dynamic_ || empty_dynamic) return refuse("object file has no dynamic section");
+    if (overlap_) return crash("load commands out of order or overlapping: one maps over another's memory");
+    return {};
+  }
+
+  // _dl_map_segments (elf/dl-map-segments.h), ET_DYN.
+  LoadCheck map_segments() {
+    const LoadCommand& first = loads_.front();
+    const LoadCommand& last = loads_.back();
+    std::uint64_t maplength = last.allocend - first.mapstart;
+    if (last.allocend <= first.mapstart || maplength > max_mapping)
+      return refuse("failed to map segment from shared object");
+    if (has_holes_ && last.mapstart < first.mapend) return refuse("ELF load command address/offset not page-aligned");
+    image_.map(first.mapstart, first.mapstart + maplength, first.flags, true, first.mapoff);
+    if (has_holes_) image_.map(first.mapend, last.mapstart, 0, false, 0);
+    for (std::size_t i = 0; i < loads_.size(); ++i) {
+      const LoadCommand& c = loads_[i];
+      if (i > 0 && c.mapend > c.mapstart) {
+        if (c.mapend - c.mapstart > max_mapping) return refuse("failed to map segment from shared object");
+        if (c.mapstart < first.mapstart || c.mapend > up(first.mapstart + maplength, page_))
+          return crash("a load command maps over memory outside the object's reservation");
+        image_.map(c.mapstart, c.mapend, c.flags, true, c.mapoff);
+      }
+      if (c.allocend <= c.dataend) continue;
+      std::uint64_t zero = c.dataend, zeropage = std::min(up(c.dataend, page_), c.allocend);
+      if (zeropage > zero) {
+        // memset of the last file page's tail (made writable first when it is not).
+        auto f = image_.touch(down(zero, page_), 1, false);
+        if (f != Image::Fault::none)
+          return crash(std::string("zeroing the tail of a segment's last file page ") + fault_words(f));
+        image_.zero(zero, zeropage);
+      }
+      if (c.allocend > zeropage) {
+        if (c.allocend - zeropage > max_mapping) return refuse("cannot map zero-fill pages");
+        image_.map(zeropage, c.allocend, c.flags, false, 0);
+      }
+    }
+    return {};
+  }
+
+  // elf_get_dynamic_info (elf/get-dynamic-info.h): read up to DT_NULL, then
+  // the in-place relocation of its pointers and the assertions.
+  LoadCheck dynamic_info() {
+    std::uint64_t steps = 0;
+    for (std::uint64_t at = *dynamic_;; at += 16) {
+      if (++steps > max_steps) return crash("the dynamic section has no DT_NULL");
+      auto tag = image_.read(at, 8), val = image_.read(at + 8, 8);
+      if (!tag || !val)
+        return crash(std::string("the dynamic section, read up to its DT_NULL, runs ") +
+                     fault_words(image_.touch(at, 16, false)));
+      auto t = static_cast<std::int64_t>(*tag);
+      if (t == dt_null) break;
+      dyn_.value[t] = *val;
+      dyn_.entry_at[t] = at;
+      if (t == dt_needed) dyn_.needed.push_back(*val);
+    }
+    if (dynamic_flags_ & pf_w) {
+      // dl_relocate_ld: a writable dynamic section has its pointers relocated in place.
+      for (std::int64_t t : {dt_hash, dt_pltgot, dt_strtab, dt_symtab, dt_relr, dt_jmprel, dt_versym, dt_gnu_hash,
+                             dt_rela, dt_rel}) {
+        if (!dyn_.has(t) || ((t == dt_rela || t == dt_rel) && dyn_.get(t) == 0)) continue;
+        if (auto f = image_.touch(dyn_.entry_at[t] + 8, 8, true); f != Image::Fault::none)
+          return crash(std::string("relocating the dynamic section in place: it lies ") + fault_words(f));
+      }
+    }
+    // ELF_MACHINE_NO_REL: x86-64 and AArch64 have only RELA relocations.
+    if (dyn_.has(dt_pltrel) && dyn_.get(dt_pltrel) != static_cast<std::uint64_t>(dt_rela))
+      return crash("Assertion `info[DT_PLTREL]->d_un.d_val == DT_RELA' failed");
+    if (dyn_.has(dt_rela) && (!dyn_.has(dt_relaent) || dyn_.get(dt_relaent) != 24))
+      return crash(dyn_.has(dt_relaent) ? "Assertion `info[DT_RELAENT]->d_un.d_val == sizeof (ElfW(Rela))' failed"
+                                        : "DT_RELA without DT_RELAENT (a null pointer read)");
+    if (dyn_.has(dt_relr) && (!dyn_.has(dt_relrent) || dyn_.get(dt_relrent) != 8))
+      return crash(dyn_.has(dt_relrent) ? "Assertion `info[DT_RELRENT]->d_un.d_val == sizeof (ElfW(Relr))' failed"
+                                        : "DT_RELR without DT_RELRENT (a null pointer read)");
+    if (dyn_.has(dt_textrel) || (dyn_.has(dt_flags) && (dyn_.get(dt_flags) & df_textrel))) textrel_ = true;
+    return {};
+  }
+
+  // _dl_setup_hash (elf/dl-setup_hash.c) reads the header of DT_GNU_HASH,
+  // else of DT_HASH, and asserts the bloom filter's size is a power of two.
+  // Every lookup in the object (do_lookup_x, elf/dl-lookup.c) then walks a
+  // bucket's chain and compares the names of its symbols: each chain must end
+  // inside the image, its symbols and names readable.
+  LoadCheck hash_table() {
+    if (dyn_.has(dt_gnu_hash)) {
+      std::uint64_t at = dyn_.get(dt_gnu_hash);
+      auto nbuckets = image_.read(at, 4), symbias = image_.read(at + 4, 4), nwords = image_.read(at + 8, 4),
+           shift = image_.read(at + 12, 4);
+      if (!nbuckets || !symbias || !nwords || !shift) return crash("DT_GNU_HASH points outside the mapped image");
+      if ((*nwords & (*nwords - 1)) != 0)
+        return crash("Assertion `(bitmask_nwords & (bitmask_nwords - 1)) == 0' failed");
+      gnu_ = GnuTable{*nbuckets, *symbias, *nwords, *shift, at + 16, at + 16 + 8 * *nwords,
+                      at + 16 + 8 * *nwords + 4 * *nbuckets - 4 * *symbias};
+      return gnu_chains();
+    }
+    if (!dyn_.has(dt_hash)) return {};
+    std::uint64_t at = dyn_.get(dt_hash);
+    auto nbucket = image_.read(at, 4);
+    if (!nbucket || !image_.read(at + 4, 4)) return crash("DT_HASH points outside the mapped image");
+    sysv_ = SysvTable{*nbucket, at + 8, at + 8 + 4 * *nbucket};
+    return sysv_chains();
+  }
+
+  // A symbol a chain leads to: its entry and, when it can match, its name.
+  bool symbol_readable(std::uint64_t index) const {
+    if (!dyn_.has(dt_symtab)) return false;
+    std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
+    auto name = image_.read(s, 4), value = image_.read(s + 8, 8);
+    return name && value && image_.read(s + 4, 4) && (*value == 0 || string_at(*name));
+  }
+
+  LoadCheck gnu_chains() {
+    if (gnu_->nbuckets == 0) return {}; // the object is skipped by every lookup
+    if (gnu_->nwords == 0) return crash("an empty DT_GNU_HASH bloom filter is indexed past its end");
+    if (!image_.read(gnu_->bitmask, 8) || !image_.read(gnu_->bitmask + 8 * (gnu_->nwords - 1), 8))
+      return crash("the DT_GNU_HASH bloom filter lies outside the mapped image");
+    std::set<std::uint64_t> walked; // chains share their tails: each entry once
+    for (std::uint64_t b = 0; b < gnu_->nbuckets; ++b) {
+      if (b > max_steps) return crash("DT_GNU_HASH has more buckets than the mapped image holds");
+      auto first = image_.read(gnu_->buckets + 4 * b, 4);
+      if (!first) return crash("the DT_GNU_HASH buckets lie outside the mapped image");
+      for (std::uint64_t i = *first; i != 0; ++i) {
+        if (!walked.insert(i).second) break;
+        if (walked.size() > max_steps) return crash("a DT_GNU_HASH chain does not end");
+        auto word = image_.read(gnu_->chain_zero + 4 * i, 4);
+        if (!word) return crash("a DT_GNU_HASH chain runs outside the mapped image");
+        if (!symbol_readable(i)) return crash("a DT_GNU_HASH chain leads to a symbol outside the mapped image");
+        if (*word & 1) break;
+      }
+    }
+    return {};
+  }
+
+  LoadCheck sysv_chains() {
+    if (sysv_->nbucket == 0) return {};
+    std::set<std::uint64_t> walked;
+    for (std::uint64_t b = 0; b < sysv_->nbucket; ++b) {
+      if (b > max_steps) return crash("DT_HASH has more buckets than the mapped image holds");
+      auto i = image_.read(sysv_->buckets + 4 * b, 4);
+      if (!i) return crash("the DT_HASH buckets lie outside the mapped image");
+      std::set<std::uint64_t> chain;
+      while (*i != 0) {
+        // A chain that comes back to an entry loops for ever on a name it lacks.
+        if (!chain.insert(*i).second) return crash("a DT_HASH chain loops: a lookup never ends");
+        if (!walked.insert(*i).second && chain.size() > 1) break;
+        if (!symbol_readable(*i)) return crash("a DT_HASH chain leads to a symbol outside the mapped image");
+        i = image_.read(sysv_->chains + 4 * *i, 4);
+        if (!i) return crash("a DT_HASH chain runs outside the mapped image");
+      }
+    }
+    return {};
+  }
+
+  std::optional<std::string> name_at(std::uint64_t offset) const {
+    if (!string_at(offset)) return std::nullopt;
+    std::string out;
+    for (std::uint64_t a = dyn_.get(dt_strtab) + offset;; ++a) {
+      auto c = image_.read(a, 1);
+      if (!c || *c == 0) break;
+      out.push_back(static_cast<char>(*c));
+    }
+    return out;
+  }
+
+  // Whether do_lookup_x finds `name` among this object's own definitions
+  // (bloom filter, bucket, chain; check_match's value and name tests).
+  bool finds_own(const std::string& name) const {
+    auto matches = [&](std::uint64_t index) {
+      std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
+      auto off = image_.read(s, 4), info = image_.read(s + 4, 1), shndx = image_.read(s + 6, 2),
+           value = image_.read(s + 8, 8);
+      if (!off || !info || !shndx || !value) return false;
+      if ((*value == 0 && *shndx != shn_abs && (*info & 0xf) != stt_tls) || *shndx == shn_undef) return false;
+      return name_at(*off) == name;
+    };
+    if (gnu_) {
+      if (gnu_->nbuckets == 0) return false;
+      std::uint64_t h = gnu_hash(name);
+      auto word = image_.read(gnu_->bitmask + 8 * ((h / 64) & (gnu_->nwords - 1)), 8);
+      if (!word || !(((*word >> (h % 64)) & (*word >> ((h >> gnu_->shift) % 64))) & 1)) return false;
+      auto bucket = image_.read(gnu_->buckets + 4 * (h % gnu_->nbuckets), 4);
+      if (!bucket || *bucket == 0) return false;
+      for (std::uint64_t i = *bucket, steps = 0; steps < max_steps; ++i, ++steps) {
+        auto hv = image_.read(gnu_->chain_zero + 4 * i, 4);
+        if (!hv) return false;
+        if (((*hv ^ h) >> 1) == 0 && matches(i)) return true;
+        if (*hv & 1) return false;
+      }
+      return false;
+    }
+    if (!sysv_ || sysv_->nbucket == 0) return false;
+    auto i = image_.read(sysv_->buckets + 4 * (sysv_hash(name) % sysv_->nbucket), 4);
+    for (std::uint64_t steps = 0; i && *i != 0 && steps < max_steps; ++steps) {
+      if (matches(*i)) return true;
+      i = image_.read(sysv_->chains + 4 * *i, 4);
+    }
+    return false;
+  }
+
+  bool string_at(std::uint64_t offset) const {
+    return dyn_.has(dt_strtab) && image_.string_readable(dyn_.get(dt_strtab) + offset);
+  }
+
+  // _dl_map_object_deps (elf/dl-deps.c) reads every DT_NEEDED name, and
+  // matching names reads DT_SONAME; a search reads DT_RUNPATH/DT_RPATH.
+  LoadCheck dependency_names() {
+    for (auto off : dyn_.needed)
+      if (!string_at(off)) return crash("a DT_NEEDED name lies outside the mapped image");
+    for (std::int64_t t : {dt_soname, dt_runpath, dt_rpath})
+      if (!dyn_.needed.empty() && dyn_.has(t) && !string_at(dyn_.get(t)))
+        return crash("a DT_SONAME, DT_RUNPATH or DT_RPATH string lies outside the mapped image");
+    return {};
+  }
+
+  // _dl_check_map_versions (elf/dl-version.c): the chains are followed by
+  // their next links (the counts are not used); the highest index sizes the
+  // version table relocations index.
+  LoadCheck version_records() {
+    if (!dyn_.has(dt_strtab)) return {};
+    if (dyn_.has(dt_verneed)) {
+      std::uint64_t ent = dyn_.get(dt_verneed);
+      auto version = image_.read(ent, 2);
+      if (!version) return crash("DT_VERNEED points outside the mapped image");
+      if (*version != 1) return refuse("unsupported version " + std::to_string(*version) + " of Verneed record");
+      for (std::uint64_t steps = 0;; ++steps) {
+        auto file = image_.read(ent + 4, 4), aux_off = image_.read(ent + 8, 4), next = image_.read(ent + 12, 4);
+        if (steps > max_steps || !file || !aux_off || !next || !string_at(*file))
+          return crash("a version requirement lies outside the mapped image");
+        for (std::uint64_t aux = ent + *aux_off;; ++steps) {
+          auto name = image_.read(aux + 8, 4), other = image_.read(aux + 6, 2), anext = image_.read(aux + 12, 4);
+          if (steps > max_steps || !name || !other || !anext || !string_at(*name))
+            return crash("a version requirement entry lies outside the mapped image");
+          versions_ = std::max<std::uint64_t>(versions_, (*other & 0x7fff) + 1);
+          if (*anext == 0) break;
+          aux += *anext;
+        }
+        if (*next == 0) break;
+        ent += *next;
+      }
+    }
+    if (dyn_.has(dt_verdef)) {
+      std::uint64_t ent = dyn_.get(dt_verdef);
+      for (std::uint64_t steps = 0;; ++steps) {
+        auto ndx = image_.read(ent + 4, 2), aux = image_.read(ent + 12, 4), next = image_.read(ent + 16, 4);
+        if (steps > max_steps || !ndx || !aux || !next || !image_.read(ent + *aux, 4))
+          return crash("a version definition lies outside the mapped image");
+        versions_ = std::max<std::uint64_t>(versions_, (*ndx & 0x7fff) + 1);
+        if (*next == 0) break;
+        ent += *next;
+      }
+    }
+    if (versions_ == 1) versions_ = 0; // ndx_high 0: no table
+    // With a table, l_versyms = D_PTR (map, l_info[DT_VERSYM]) is read unchecked.
+    if (versions_ > 0 && !dyn_.has(dt_versym)) return crash("version records without DT_VERSYM (a null pointer read)");
+    return {};
+  }
+
+  bool known_type(std::uint32_t type) const {
+    if (machine_ != em_x86_64) return true;
+    // elf_machine_rela (sysdeps/x86_64/dl-machine.h): the types it handles.
+    static const std::set<std::uint32_t> known{0, 1, 2, 5, 6, 7, 8, 10, 16, 17, 18, 32, 33, 36, 37, 38};
+    return known.count(type) != 0;
+  }
+
+  LoadCheck write_at(std::uint64_t addr, const char* what) const {
+    if (auto f = image_.touch(addr, 8, true); f != Image::Fault::none)
+      return crash(std::string(what) + " writes " + fault_words(f));
+    return {};
+  }
+
+  // One RELA entry as elf_dynamic_do_Rela (elf/do-rel.h) and elf_machine_rela apply it.
+  LoadCheck relocate(std::uint64_t entry, bool relative_only) {
+    auto offset = image_.read(entry, 8), info = image_.read(entry + 8, 8), addend = image_.read(entry + 16, 8);
+    if (!offset || !info || !addend) return crash("a relocation entry lies outside the mapped image");
+    auto type = static_cast<std::uint32_t>(*info & 0xffffffffu);
+    auto sym = static_cast<std::uint32_t>(*info >> 32);
+    if (relative_only) {
+      // DT_RELACOUNT's entries: elf_machine_rela_relative asserts their type.
+      if (type != 8) return crash("Assertion `ELFW(R_TYPE) (reloc->r_info) == R_X86_64_RELATIVE' failed");
+      relocated_[*offset] = *addend;
+      return write_at(*offset, "a relative relocation");
+    }
+    // The symbol's version index is read for every entry of this loop.
+    std::optional<std::uint64_t> ndx;
+    if (dyn_.has(dt_versym)) {
+      ndx = image_.read(dyn_.get(dt_versym) + 2ull * sym, 2);
+      if (!ndx) return crash("a relocation's symbol version lies outside the mapped image");
+    }
+    if (type == 8 || type == 38) {
+      relocated_[*offset] = *addend;
+      return write_at(*offset, "a relative relocation");
+    }
+    if (type == 0) return {};
+    std::uint64_t s = dyn_.get(dt_symtab) + 24ull * sym;
+    auto name = image_.read(s, 4), st_info = image_.read(s + 4, 1), st_other = image_.read(s + 5, 1);
+    if (!name || !st_info || !st_other || !image_.read(s + 8, 8))
+      return crash("a relocation's symbol lies outside the mapped image");
+    auto shndx = image_.read(s + 6, 2), value = image_.read(s + 8, 8);
+    const bool global = (*st_info >> 4) != stb_local && (*st_other & 3) == stv_default;
+    // An undefined symbol that binds locally is not looked up: its value is
+    // the object's base, and whatever calls or reads it goes there.
+    if (*shndx == shn_undef && sym != 0 && !global)
+      return crash("a relocation binds an undefined local symbol to the object's base");
+    // A name past DT_STRSZ is read all the same: whatever lies there is
+    // looked up, and is not defined (a weak reference stays 0).
+    if (*shndx == shn_undef && global && (*st_info >> 4) != stb_weak && dyn_.has(dt_strsz) && *name >= dyn_.get(dt_strsz))
+      return refuse("undefined symbol: a name outside the string table");
+    // RESOLVE_MAP (elf/dl-reloc.c): a symbol that binds locally is not looked up.
+    if (global) {
+      if (!string_at(*name)) return crash("a relocation's symbol name lies outside the mapped image");
+      // &l_versions[ndx]->hash: no table (ndx_high 0), or an index past it.
+      if (ndx && (*ndx & 0x7fff) >= versions_) return crash("a relocation's symbol version index lies past the version table");
+      // A definition of its own is looked up like any other: the object's
+      // hash table must lead to it (a damaged one hides it).
+      if (*shndx != shn_undef && !own_found_.count(sym)) {
+        auto text = name_at(*name);
+        if (!finds_own(*text)) return refuse("undefined symbol: " + *text);
+        own_found_.insert(sym);
+      }
+    }
+    // A definition bound to an address outside the object's image: whatever
+    // uses it (a constructor, a caller) jumps or reads there.
+    if (*shndx != shn_undef && *shndx != shn_abs && (*st_info & 0xf) != stt_tls && *value != 0 && !image_.mapped(*value))
+      return crash("a relocation binds a symbol whose address lies outside the object");
+    if (!known_type(type)) {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%x", type);
+      return refuse(std::string("unexpected reloc type 0x") + hex);
+    }
+    relocated_[*offset] = std::nullopt; // a symbol's address: not known here
+    return write_at(*offset, "a relocation");
+  }
+
+  // One table as elf_dynamic_do_Rela (elf/do-rel.h) walks it: its first
+  // `relative` entries relative, then every entry up to the end (a last entry
+  // cut short included).
+  LoadCheck relocate_range(std::uint64_t start, std::uint64_t size, std::uint64_t relative) {
+    for (std::uint64_t i = 0; i < relative; ++i) {
+      if (i > max_steps) return crash("DT_RELACOUNT larger than the mapped image");
+      if (auto c = relocate(start + 24 * i, true); !c.ok()) return c;
+    }
+    std::uint64_t count = size / 24 + (size % 24 != 0);
+    for (std::uint64_t i = relative; i < count; ++i) {
+      if (i > max_steps) return crash("a relocation table larger than the mapped image");
+      if (auto c = relocate(start + 24 * i, false); !c.ok()) return c;
+    }
+    return {};
+  }
+
+  LoadCheck relr() {
+    if (!dyn_.has(dt_relr)) return {};
+    if (!dyn_.has(dt_relrsz)) return crash("DT_RELR without DT_RELRSZ (a null pointer read)");
+    std::uint64_t base = 0;
+    for (std::uint64_t i = 0; i < dyn_.get(dt_relrsz) / 8 + (dyn_.get(dt_relrsz) % 8 != 0); ++i) {
+      if (i > max_steps) return crash("DT_RELRSZ larger than the mapped image");
+      auto e = image_.read(dyn_.get(dt_relr) + 8 * i, 8);
+      if (!e) return crash("a DT_RELR entry lies outside the mapped image");
+      if ((*e & 1) == 0) {
+        if (auto c = write_at(*e, "a DT_RELR relocation"); !c.ok()) return c;
+        relocated_[*e] = image_.read(*e, 8);
+        base = *e + 8;
+        continue;
+      }
+      for (std::uint64_t bits = *e >> 1, w = base; bits; bits >>= 1, w += 8)
+        if (bits & 1) {
+          if (auto c = write_at(w, "a DT_RELR relocation"); !c.ok()) return c;
+          relocated_[w] = image_.read(w, 8);
+        }
+      base += 63 * 8;
+    }
+    return {};
+  }
+
+  // _dl_relocate_object (elf/dl-reloc.c), RTLD_NOW: ELF_DYNAMIC_RELOCATE
+  // (elf/dynamic-link.h) applies DT_RELR, then DT_RELA and DT_JMPREL as one
+  // or two ranges; every range reads DT_SYMTAB first, even an empty one.
+  LoadCheck relocations() {
+    if (textrel_) image_.make_loads_writable();
+    if (!dyn_.has(dt_symtab)) return crash("relocation reads DT_SYMTAB, which is missing (a null pointer read)");
+    if (auto c = relr(); !c.ok()) return c;
+    struct Range {
+      std::uint64_t start = 0, size = 0, relative = 0;
+    } ranges[2];
+    if (dyn_.has(dt_rela) && dyn_.get(dt_rela) != 0) {
+      if (!dyn_.has(dt_relasz)) return crash("DT_RELA without DT_RELASZ (a null pointer read)");
+      ranges[0] = {dyn_.get(dt_rela), dyn_.get(dt_relasz), dyn_.has(dt_relacount) ? dyn_.get(dt_relacount) : 0};
+    }
+    // Without DT_PLTREL, or with a DT_PLTRELSZ of 0, the PLT's relocations
+    // are skipped: its GOT slots keep link-time addresses, and the first call
+    // through the PLT jumps there.
+    if (dyn_.has(dt_jmprel) && (!dyn_.has(dt_pltrel) || (dyn_.has(dt_pltrelsz) && dyn_.get(dt_pltrelsz) == 0)))
+      return crash("DT_JMPREL's relocations are never applied (no DT_PLTREL, or DT_PLTRELSZ 0)");
+    if (dyn_.has(dt_pltrel)) {
+      if (!dyn_.has(dt_jmprel) || !dyn_.has(dt_pltrelsz))
+        return crash("DT_PLTREL without DT_JMPREL or DT_PLTRELSZ (a null pointer read)");
+      std::uint64_t start = dyn_.get(dt_jmprel), size = dyn_.get(dt_pltrelsz);
+      if (ranges[0].start == 0) ranges[0].start = start;
+      if (ranges[0].start + ranges[0].size == start + size) ranges[0].size -= size;
+      if (ranges[0].start + ranges[0].size == start) ranges[0].size += size; // RTLD_NOW: one range
+      else ranges[1] = {start, size, 0};
+    }
+    for (const Range& r : ranges)
+      if (auto c = relocate_range(r.start, r.size, r.relative); !c.ok()) return c;
+    return {};
+  }
+
+  // _dl_protect_relro (elf/dl-reloc.c): mprotect of unmapped pages fails.
+  LoadCheck relro() {
+    if (!relro_) return {};
+    std::uint64_t start = down(relro_->first, page_), end = down(relro_->first + relro_->second, page_);
+    for (std::uint64_t a = start; a < end && a - start < max_mapping; a += page_)
+      if (!image_.mapped(a)) return refuse("cannot apply additional memory protection after relocation");
+    return {};
+  }
+
+  // An array of functions ld.so calls, as relocation left it.
+  LoadCheck calls(std::int64_t array_tag, std::int64_t size_tag, const std::string& what) {
+    if (!dyn_.has(array_tag)) return {};
+    if (!dyn_.has(size_tag)) return crash(what + " without its size (a null pointer read)");
+    std::uint64_t n = dyn_.get(size_tag) / 8;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (i > max_steps) return crash(what + "'s size is larger than the mapped image");
+      std::uint64_t slot = dyn_.get(array_tag) + 8 * i;
+      if (!image_.read(slot, 8)) return crash(what + " lies outside the mapped image");
+      auto r = relocated_.find(slot);
+      // Not relocated: the stored value is called as an absolute address.
+      if (r == relocated_.end()) return crash("an entry of " + what + " that no relocation sets is called as it is");
+      if (r->second && !image_.executable(*r->second)) return crash("an entry of " + what + " is not code of the object");
+    }
+    return {};
+  }
+
+  // call_init (elf/dl-init.c): DT_INIT, then DT_INIT_ARRAY; at exit _dl_fini
+  // (elf/dl-fini.c): DT_FINI_ARRAY, then DT_FINI.
+  // The address of the section named `name` when the file has section
+  // headers that name it. ld.so never reads them; they only tell whether the
+  // dynamic section contradicts the file's own layout.
+  std::optional<std::uint64_t> section_address(const std::string& name) const {
+    std::uint64_t shoff = *file_.u64(40);
+    std::uint16_t shentsize = *file_.u16(58), shnum = *file_.u16(60), shstrndx = *file_.u16(62);
+    if (shoff == 0 || shentsize != 64 || shstrndx >= shnum || !file_.has(shoff, 64ull * shnum)) return std::nullopt;
+    std::uint64_t names = *file_.u64(shoff + 64ull * shstrndx + 24), names_size = *file_.u64(shoff + 64ull * shstrndx + 32);
+    for (std::uint16_t i = 0; i < shnum; ++i) {
+      std::uint64_t sh = shoff + 64ull * i;
+      auto n = file_.cstring(names + *file_.u32(sh), names + names_size);
+      if (n && *n == name) return *file_.u64(sh + 16);
+    }
+    return std::nullopt;
+  }
+
+  // DT_INIT and DT_FINI are called at their address: code of the object, and
+  // the start of .init/.fini where the section headers say where those are.
+  LoadCheck entry_point(std::int64_t tag, const std::string& section, const std::string& what) {
+    if (!dyn_.has(tag)) return {};
+    if (!image_.executable(dyn_.get(tag))) return crash(what + " is not code of the object");
+    if (auto at = section_address(section); at && *at != dyn_.get(tag))
+      return crash(what + " points into the middle of code, not at the start of " + section);
+    return {};
+  }
+
+  LoadCheck initialisers() {
+    if (auto c = entry_point(dt_init, ".init", "DT_INIT"); !c.ok()) return c;
+    if (auto c = calls(dt_init_array, dt_init_arraysz, "DT_INIT_ARRAY"); !c.ok()) return c;
+    if (auto c = calls(dt_fini_array, dt_fini_arraysz, "DT_FINI_ARRAY (at exit)"); !c.ok()) return c;
+    return entry_point(dt_fini, ".fini", "DT_FINI (at exit)");
+  }
+
+  ByteReader file_;
+  std::uint16_t machine_;
+  std::uint64_t page_;
+  Image image_;
+  std::vector<LoadCommand> loads_;
+  bool has_holes_ = false;
+  bool overlap_ = false;
+  std::optional<std::uint64_t> dynamic_;
+  std::uint32_t dynamic_flags_ = 0;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
+  Dynamic dyn_;
+  bool textrel_ = false;
+  std::uint64_t versions_ = 0; // l_nversions
+  std::map<std::uint64_t, std::optional<std::uint64_t>> relocated_; // slot -> value relocation wrote (vaddr), if known
+  struct GnuTable {
+    std::uint64_t nbuckets, symbias, nwords, shift, bitmask, buckets, chain_zero;
+  };
+  struct SysvTable {
+    std::uint64_t nbucket, buckets, chains;
+  };
+  std::optional<GnuTable> gnu_;
+  std::optional<SysvTable> sysv_;
+  std::set<std::uint32_t> own_found_; // symbols whose own definition the table leads to
+};
+} // namespace
+
+LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size) {
+  if (file.size() < 64) return refuse("file too short");
+  return Checker(file, machine, page_size).run();
+}
+
+} // namespace condacuda::elf

@@ -1,0 +1,36 @@
+#pragma once
+// What glibc's ld.so does with a shared object after open_verify accepted its
+// header and before its constructors run, as far as the bytes decide whether
+// the load ends in a refusal or a crash: the load commands
+// (_dl_map_object_from_fd), the image _dl_map_segments makes of them, the
+// dynamic section read in that image up to DT_NULL with elf_get_dynamic_info's
+// assertions, the hash table header (_dl_setup_hash), the version records
+// (_dl_check_map_versions), the relocation tables (elf_dynamic_do_Rela, x86-64)
+// and the initialisers (call_init). Symbol binding, versions against other
+// objects and the search for dependencies are the simulator's.
+//
+// Modelled on glibc 2.36 (Debian 12), for 64-bit little-endian objects. The
+// rules and their sources: docs/loader-model.md, "File validity".
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace condacuda::elf {
+
+struct LoadCheck {
+  enum class Outcome {
+    ok,       // nothing here stops the load
+    refuses,  // dlopen fails with `reason` (glibc's words)
+    crashes,  // ld.so faults or fails an assertion: `reason` says where
+  };
+  Outcome outcome = Outcome::ok;
+  std::string reason;
+  bool ok() const { return outcome == Outcome::ok; }
+};
+
+// `file` passed verify_header. `machine` selects the relocation types known
+// (x86-64 only; others skip that check). `page_size` is GLRO(dl_pagesize).
+LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size = 4096);
+
+} // namespace condacuda::elf
