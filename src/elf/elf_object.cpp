@@ -277,7 +277,8 @@ Status ElfObject::parse_symbols() {
     gnu_hash_offset_ = vaddr_to_offset(*gnu_hash_);
     if (!gnu_hash_offset_) return corrupt("DT_GNU_HASH points outside the file");
   }
-  if (hash_) {
+  // _dl_setup_hash (elf/dl-setup_hash.c): with DT_GNU_HASH, DT_HASH is never read.
+  if (hash_ && !gnu_hash_) {
     sysv_hash_offset_ = vaddr_to_offset(*hash_);
     if (!sysv_hash_offset_) return corrupt("DT_HASH points outside the file");
   }

@@ -304,7 +304,7 @@ private:
 
   // A symbol a chain leads to: its entry and, when it can match, its name.
   bool symbol_readable(std::uint64_t index) const {
-    if (!dyn_.has(dt_symtab)) return false;
+    if (!dyn_.has(dt_symtab)) return true; // relocation faults first (relocations())
     std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
     auto name = image_.read(s, 4), value = image_.read(s + 8, 8);
     return name && value && image_.read(s + 4, 4) && (*value == 0 || string_at(*name));
@@ -372,6 +372,10 @@ private:
            value = image_.read(s + 8, 8);
       if (!off || !info || !shndx || !value) return false;
       if ((*value == 0 && *shndx != shn_abs && (*info & 0xf) != stt_tls) || *shndx == shn_undef) return false;
+      // check_match's ALLOWED_STT, then do_lookup_x takes global, weak and unique bindings only.
+      std::uint8_t type = *info & 0xf, bind = *info >> 4;
+      if (type > stt_tls && type != stt_gnu_ifunc) return false;
+      if (bind != stb_global && bind != stb_weak && bind != stb_gnu_unique) return false;
       return name_at(*off) == name;
     };
     if (gnu_) {
@@ -585,6 +589,10 @@ private:
     if (dyn_.has(dt_rela) && dyn_.get(dt_rela) != 0) {
       if (!dyn_.has(dt_relasz)) return crash("DT_RELA without DT_RELASZ (a null pointer read)");
       ranges[0] = {dyn_.get(dt_rela), dyn_.get(dt_relasz), dyn_.has(dt_relacount) ? dyn_.get(dt_relacount) : 0};
+      // The relative ones are applied by count, the rest up to DT_RELASZ: a
+      // size that ends among the relative ones skips every symbol relocation.
+      if (ranges[0].relative > ranges[0].size / 24)
+        return crash("DT_RELASZ ends before DT_RELACOUNT's relative relocations: the symbol relocations are never applied");
     }
     // Without DT_PLTREL, or with a DT_PLTRELSZ of 0, the PLT's relocations
     // are skipped: its GOT slots keep link-time addresses, and the first call
@@ -609,6 +617,7 @@ private:
   LoadCheck relro() {
     if (!relro_) return {};
     std::uint64_t start = down(relro_->first, page_), end = down(relro_->first + relro_->second, page_);
+    if (end < start) return refuse("cannot apply additional memory protection after relocation");
     for (std::uint64_t a = start; a < end && a - start < max_mapping; a += page_)
       if (!image_.mapped(a)) return refuse("cannot apply additional memory protection after relocation");
     return {};

@@ -13,14 +13,17 @@
       corrupted code is outside any static model (doctor does not run code).
       Prints one line per variant: its file name and what was done.
 
-  hostile_corpus.py compare DOCTOR_JSON PROBE LOG
+  hostile_corpus.py compare DOCTOR_JSON PROBE LOG [ALLOWED_CRASHES]
       for every variant doctor judged (a root: "loads" or "fails"; a file the
       scan could not use, named in a warning: "damaged"), runs the real dlopen
       probe on it in a fresh process (RTLD_NOW; killed by a signal or an ld.so
       assertion: "crash"; dlopen returned but a destructor killed the process
-      at exit: "exit-crash", a load; past 10 s: "hang") and tallies the pairs. Writes one
+      at exit: "exit-crash", a load; the object's own constructor faulted:
+      "init-crash", code doctor does not run; past 10 s: "hang") and tallies
+      the pairs. Writes one
       line per variant to LOG. Exit 1 when doctor says "loads" where the loader
-      refuses, crashes or hangs, or a variant has no verdict at all.
+      refuses, crashes or hangs (beyond ALLOWED_CRASHES known misses where it
+      crashes, default 0), or a variant has no verdict at all.
 """
 import concurrent.futures
 import json
@@ -233,7 +236,9 @@ def generate(out, count, seed, bases):
 
 def real_verdict(probe, path):
     try:
-        r = subprocess.run([probe, path], capture_output=True, text=True, timeout=10, errors="replace")
+        # LD_DEBUG=files: ld.so says "calling init: FILE" before each constructor.
+        r = subprocess.run([probe, path], capture_output=True, text=True, timeout=10, errors="replace",
+                           env=dict(os.environ, LD_DEBUG="files"))
     except subprocess.TimeoutExpired:
         return "hang", "no answer in 10 s"
     if r.returncode == 0 and r.stdout.startswith("OK "):
@@ -244,11 +249,16 @@ def real_verdict(probe, path):
         return "exit-crash", why
     if r.returncode == 1 and r.stdout.startswith("ERR "):
         return "refuses", r.stdout[4:].strip()
-    why = (r.stderr.strip().splitlines() or ["status %d" % r.returncode])[-1]
+    lines = [l.split(":", 1)[1].strip() for l in r.stderr.splitlines() if ":" in l and l.split(":", 1)[1].strip()]
+    if lines and lines[-1] == "calling init: " + path:
+        # The object's own constructor faulted: its code ran on what the
+        # corruption left (doctor reads the file, it runs no code).
+        return "init-crash", "in the object's constructor"
+    why = lines[-1] if lines else "status %d" % r.returncode
     return "crash", why
 
 
-def compare(doctor_json, probe, log):
+def compare(doctor_json, probe, log, allowed_crashes=0):
     report = json.load(open(doctor_json))
     prefix = report["env"]["prefix"]
     judged = {}
@@ -271,7 +281,7 @@ def compare(doctor_json, probe, log):
             pair = (doc[0], real[f][0])
             tally[pair] = tally.get(pair, 0) + 1
             out.write("%s doctor=%s (%s) loader=%s (%s)\n" % (f, doc[0], doc[1], real[f][0], real[f][1]))
-            if doc[0] == "loads" and real[f][0] not in ("loads", "exit-crash"):
+            if doc[0] == "loads" and real[f][0] not in ("loads", "exit-crash", "init-crash"):
                 wrong.append("%s: doctor says it loads, the loader %s: %s" % (f, real[f][0], real[f][1]))
     agree = sum(n for (d, r), n in tally.items() if (d == "loads") == (r in ("loads", "exit-crash")))
     total = sum(tally.values())
@@ -281,15 +291,19 @@ def compare(doctor_json, probe, log):
           % (total, agree, 100.0 * agree / max(total, 1), len(wrong)))
     for line in wrong[:40] + ["no verdict from doctor: " + f for f in unjudged[:20]]:
         print(line, file=sys.stderr)
-    return 1 if wrong or unjudged else 0
+    # Known misses, stated by the caller: only where ld.so crashed, never where it refused or hung.
+    crashes = sum(1 for w in wrong if ", the loader crash: " in w)
+    if unjudged or len(wrong) > crashes or crashes > allowed_crashes:
+        return 1
+    return 0
 
 
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "generate":
         generate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:])
         return 0
-    if len(sys.argv) == 5 and sys.argv[1] == "compare":
-        return compare(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "compare":
+        return compare(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]) if len(sys.argv) == 6 else 0)
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -1,0 +1,233 @@
+// The file checks of elf/load_checks.hpp, one rule at a time: a real library
+// compiled here, one field changed, and the verdict compared with the real
+// ld.so (the dlopen probe in a fresh process: exit 0 loads, exit 1 refuses,
+// a signal or ld.so's assertion exit 127 crashes). Each case names the glibc
+// 2.36 source of the rule.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "elf/elf_constants.hpp"
+#include "elf/load_checks.hpp"
+#include "support/fixture.hpp"
+
+namespace elf = condacuda::elf;
+using Outcome = elf::LoadCheck::Outcome;
+
+namespace {
+
+using Bytes = std::vector<std::byte>;
+
+// A library with what the rules touch: a constructor (DT_INIT_ARRAY), a PLT
+// call into libm (DT_JMPREL), a GOT reference to its own global (a lookup of
+// its own definition), versioned definitions and requirements.
+const char* const source = R"(
+#include <math.h>
+int counter = 1;
+double lc_scale(double x) { return cos(x) * counter; }
+static int ready;
+__attribute__((constructor)) static void lc_init(void) { ready = counter; }
+int lc_ready(void) { return ready; }
+)";
+const char* const version_script = "LC_1 { global: lc_scale; lc_ready; counter; local: *; };\n";
+
+struct Library {
+  fixture::TempDir dir{"loadcheck"};
+  Bytes bytes;
+
+  explicit Library(const std::vector<std::string>& extra = {}) {
+    fixture::write_file(dir / "lc.map", version_script);
+    std::vector<std::string> args{"-O1", "-Wl,--version-script=" + (dir / "lc.map"), "-lm"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    fixture::shared_library(dir / "base.so", source, args);
+    std::string text = fixture::read_file(dir / "base.so");
+    bytes.resize(text.size());
+    std::memcpy(bytes.data(), text.data(), text.size());
+  }
+
+  template <class T>
+  T get(std::uint64_t at) const {
+    T v;
+    std::memcpy(&v, bytes.data() + at, sizeof v);
+    return v;
+  }
+  template <class T>
+  void put(std::uint64_t at, T v) {
+    std::memcpy(bytes.data() + at, &v, sizeof v);
+  }
+
+  // File offset of program header i of type `type` (the first), or 0.
+  std::uint64_t phdr(std::uint32_t type, int nth = 0) const {
+    auto phoff = get<std::uint64_t>(32);
+    auto phnum = get<std::uint16_t>(56);
+    for (std::uint16_t i = 0; i < phnum; ++i)
+      if (get<std::uint32_t>(phoff + 56ull * i) == type && nth-- == 0) return phoff + 56ull * i;
+    return 0;
+  }
+  // File offset of the dynamic entry with `tag` (its tag field), or 0.
+  std::uint64_t dyn(std::int64_t tag) const {
+    std::uint64_t d = get<std::uint64_t>(phdr(elf::pt_dynamic) + 8);
+    for (std::uint64_t at = d; get<std::int64_t>(at) != 0; at += 16)
+      if (get<std::int64_t>(at) == tag) return at;
+    return 0;
+  }
+  std::uint64_t vaddr_to_offset(std::uint64_t vaddr) const {
+    for (int i = 0; std::uint64_t p = phdr(elf::pt_load, i); ++i) {
+      auto offset = get<std::uint64_t>(p + 8), va = get<std::uint64_t>(p + 16), filesz = get<std::uint64_t>(p + 32);
+      if (vaddr >= va && vaddr < va + filesz) return offset + (vaddr - va);
+    }
+    FAIL("address outside the file");
+    return 0;
+  }
+
+  elf::LoadCheck check() const { return elf::check_load(bytes, elf::em_x86_64); }
+
+  // The real ld.so's outcome for these bytes (then calling `call` from it, if given).
+  Outcome real(const std::string& call = "") const {
+    std::string path = dir / "variant.so";
+    fixture::write_file(path, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    std::vector<std::string> argv{fixture::probe_path(), path};
+    if (!call.empty()) argv.insert(argv.end(), {"--call", call});
+    auto r = fixture::run(argv);
+    if (r.status == 0) return Outcome::ok;
+    if (r.status == 1 && r.out.rfind("ERR ", 0) == 0) return Outcome::refuses;
+    return Outcome::crashes;
+  }
+};
+
+// The model and ld.so agree, and the model says `outcome` with `words` in its reason.
+void expect(const Library& lib, Outcome outcome, const std::string& words) {
+  auto c = lib.check();
+  INFO("model: " << c.reason);
+  CHECK(c.outcome == outcome);
+  CHECK(c.reason.find(words) != std::string::npos);
+  CHECK(lib.real() == outcome);
+}
+
+} // namespace
+
+TEST_CASE("the base library loads, in the model and in ld.so") {
+  Library lib;
+  CHECK(lib.check().ok());
+  CHECK(lib.real() == Outcome::ok);
+  Library both({"-Wl,--hash-style=both", "-Wl,-z,now"});
+  CHECK(both.check().ok());
+  CHECK(both.real() == Outcome::ok);
+}
+
+TEST_CASE("_dl_map_object_from_fd (elf/dl-load.c): load commands") {
+  SUBCASE("p_vaddr - p_offset not a multiple of the page size") {
+    Library lib;
+    std::uint64_t p = lib.phdr(elf::pt_load, 1);
+    lib.put<std::uint64_t>(p + 8, lib.get<std::uint64_t>(p + 8) + 1);
+    expect(lib, Outcome::refuses, "ELF load command address/offset not page-aligned");
+  }
+  SUBCASE("no PT_LOAD") {
+    Library lib;
+    while (std::uint64_t p = lib.phdr(elf::pt_load)) lib.put<std::uint32_t>(p, 0);
+    expect(lib, Outcome::refuses, "object file has no loadable segments");
+  }
+  SUBCASE("a PT_DYNAMIC of size 0 (separate debuginfo)") {
+    Library lib;
+    lib.put<std::uint64_t>(lib.phdr(elf::pt_dynamic) + 32, 0);
+    expect(lib, Outcome::refuses, "object file has no dynamic section");
+  }
+  SUBCASE("load commands out of order: one maps over another") {
+    Library lib;
+    std::uint64_t p = lib.phdr(elf::pt_load, 0);
+    lib.put<std::uint64_t>(p + 40, lib.get<std::uint64_t>(p + 40) + 0x100000);
+    auto c = lib.check();
+    CHECK(c.outcome == Outcome::crashes);
+    CHECK(lib.real() != Outcome::ok);
+  }
+}
+
+TEST_CASE("elf_get_dynamic_info (elf/get-dynamic-info.h): the assertions") {
+  SUBCASE("DT_PLTREL other than DT_RELA (ELF_MACHINE_NO_REL)") {
+    Library lib;
+    lib.put<std::uint64_t>(lib.dyn(elf::dt_pltrel) + 8, elf::dt_rel);
+    expect(lib, Outcome::crashes, "DT_PLTREL");
+  }
+  SUBCASE("DT_RELAENT other than sizeof (Elf64_Rela)") {
+    Library lib;
+    lib.put<std::uint64_t>(lib.dyn(elf::dt_relaent) + 8, 16);
+    expect(lib, Outcome::crashes, "DT_RELAENT");
+  }
+}
+
+TEST_CASE("_dl_setup_hash (elf/dl-setup_hash.c): the bloom filter's size is asserted a power of two") {
+  Library lib;
+  std::uint64_t gh = lib.vaddr_to_offset(lib.get<std::uint64_t>(lib.dyn(elf::dt_gnu_hash) + 8));
+  lib.put<std::uint32_t>(gh + 8, 3);
+  expect(lib, Outcome::crashes, "bitmask_nwords");
+}
+
+TEST_CASE("_dl_setup_hash: with DT_GNU_HASH, DT_HASH is never read (a zero DT_HASH loads)") {
+  Library lib({"-Wl,--hash-style=both"});
+  lib.put<std::uint64_t>(lib.dyn(elf::dt_hash) + 8, 0);
+  CHECK(lib.check().ok());
+  CHECK(lib.real() == Outcome::ok);
+}
+
+TEST_CASE("_dl_check_map_versions (elf/dl-version.c)") {
+  SUBCASE("a Verneed record of another version") {
+    Library lib;
+    std::uint64_t vn = lib.vaddr_to_offset(lib.get<std::uint64_t>(lib.dyn(elf::dt_verneed) + 8));
+    lib.put<std::uint16_t>(vn, 2);
+    expect(lib, Outcome::refuses, "unsupported version 2 of Verneed record");
+  }
+  SUBCASE("version records without DT_VERSYM: l_versyms is read from a null entry") {
+    Library lib;
+    lib.put<std::int64_t>(lib.dyn(elf::dt_versym), 21); // DT_DEBUG, ignored
+    expect(lib, Outcome::crashes, "DT_VERSYM");
+  }
+}
+
+TEST_CASE("_dl_relocate_object (elf/dl-reloc.c, elf/do-rel.h, sysdeps/x86_64/dl-machine.h)") {
+  SUBCASE("no DT_SYMTAB: every relocation range reads it") {
+    Library lib;
+    lib.put<std::int64_t>(lib.dyn(elf::dt_symtab), 21);
+    expect(lib, Outcome::crashes, "DT_SYMTAB");
+  }
+  SUBCASE("a relocation type elf_machine_rela does not handle") {
+    Library lib;
+    std::uint64_t rela = lib.vaddr_to_offset(lib.get<std::uint64_t>(lib.dyn(elf::dt_jmprel) + 8));
+    auto info = lib.get<std::uint64_t>(rela + 8);
+    lib.put<std::uint64_t>(rela + 8, (info & ~0xffffffffull) | 0x99);
+    expect(lib, Outcome::refuses, "unexpected reloc type 0x99");
+  }
+  SUBCASE("DT_RELACOUNT past the relative relocations: elf_machine_rela_relative asserts") {
+    Library lib;
+    std::uint64_t at = lib.dyn(0x6ffffff9);
+    REQUIRE(at != 0);
+    lib.put<std::uint64_t>(at + 8, lib.get<std::uint64_t>(lib.dyn(elf::dt_relasz) + 8) / 24);
+    expect(lib, Outcome::crashes, "R_X86_64_RELATIVE");
+  }
+  SUBCASE("DT_JMPREL without DT_PLTREL: the PLT is never relocated, the first call through it faults") {
+    Library lib;
+    lib.put<std::int64_t>(lib.dyn(elf::dt_pltrel), 21);
+    auto c = lib.check();
+    CHECK(c.outcome == Outcome::crashes);
+    CHECK(c.reason.find("DT_JMPREL") != std::string::npos);
+    CHECK(lib.real("lc_scale") == Outcome::crashes); // lc_scale calls cos through the PLT
+  }
+}
+
+TEST_CASE("call_init (elf/dl-init.c): DT_INIT_ARRAY without its size") {
+  Library lib;
+  lib.put<std::int64_t>(lib.dyn(27), 21); // DT_INIT_ARRAYSZ -> DT_DEBUG
+  expect(lib, Outcome::crashes, "DT_INIT_ARRAY");
+}
+
+TEST_CASE("the dynamic section is read in memory up to DT_NULL, not to p_filesz") {
+  Library lib;
+  std::uint64_t p = lib.phdr(elf::pt_dynamic);
+  // A PT_DYNAMIC that claims one entry: ld.so reads on to the real DT_NULL.
+  lib.put<std::uint64_t>(p + 32, 16);
+  lib.put<std::uint64_t>(p + 40, 16);
+  CHECK(lib.check().ok());
+  CHECK(lib.real() == Outcome::ok);
+}
