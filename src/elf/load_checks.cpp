@@ -1,6 +1,9 @@
 #include "elf/load_checks.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <unordered_set>
 #include <string>
 #include <map>
 #include <optional>
@@ -60,19 +63,51 @@ public:
   }
 
   std::optional<std::uint64_t> read(std::uint64_t addr, std::uint64_t n) const {
+    // The common case: bytes of the file inside one region, not zeroed.
+    if (auto bytes = file_bytes(addr, n)) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, bytes->data(), static_cast<std::size_t>(n));
+      return v;
+    }
     if (touch(addr, n, false) != Fault::none) return std::nullopt;
     std::uint64_t v = 0;
     for (std::uint64_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(byte(addr + i)) << (8 * i);
     return v;
   }
 
+  // The NUL-terminated string at addr, when it can be read whole.
+  std::optional<std::string> string_at(std::uint64_t addr) const {
+    if (auto bytes = file_bytes(addr, 1)) {
+      // Within the file's bytes of one region: up to its end or the next zeroed range.
+      const Region* r = at(addr);
+      std::uint64_t off = r->offset + (addr - r->start);
+      std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (r->end - r->start));
+      for (const auto& z : zeroed_)
+        if (z.first > addr) end = std::min(end, r->offset + (z.first - r->start));
+      if (auto text = file_.cstring(off, end)) return std::string(*text);
+    }
+    std::string out;
+    for (std::uint64_t i = 0; i < max_steps; ++i) {
+      if (touch(addr + i, 1, false) != Fault::none) return std::nullopt;
+      auto c = static_cast<char>(byte(addr + i));
+      if (c == 0) return out;
+      out.push_back(c);
+    }
+    return std::nullopt;
+  }
+
   // Whether a NUL-terminated string at addr can be read whole.
   bool string_readable(std::uint64_t addr) const {
+    if (string_at(addr)) return true;
     for (std::uint64_t i = 0; i < max_steps; ++i) {
       if (touch(addr + i, 1, false) != Fault::none) return false;
       if (byte(addr + i) == 0) return true;
     }
     return false;
+  }
+
+  std::optional<std::span<const std::byte>> file_span(std::uint64_t addr, std::uint64_t n) const {
+    return file_bytes(addr, n);
   }
 
   bool executable(std::uint64_t addr) const {
@@ -84,6 +119,14 @@ public:
   }
 
   bool mapped(std::uint64_t addr) const { return at(addr) != nullptr; }
+
+  // The page holding addr, known writable: a cache for runs of writes.
+  std::pair<std::uint64_t, std::uint64_t> writable_page_run(std::uint64_t addr) const {
+    std::uint64_t start = addr & ~(page_ - 1);
+    if (start + page_ < start || touch(start, 1, true) != Fault::none || touch(start + page_ - 1, 1, true) != Fault::none)
+      return {0, 0};
+    return {start, start + page_};
+  }
 
 private:
   struct Region {
@@ -97,6 +140,18 @@ private:
     for (auto it = regions_.rbegin(); it != regions_.rend(); ++it)
       if (a >= it->start && a < it->end) return &*it;
     return nullptr;
+  }
+
+  // [addr, addr + n) as bytes of the file, when one region maps them from
+  // inside the file and no zeroed range touches them; else nullopt.
+  std::optional<std::span<const std::byte>> file_bytes(std::uint64_t addr, std::uint64_t n) const {
+    const Region* r = at(addr);
+    if (!r || r->flags == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
+    for (const auto& z : zeroed_)
+      if (addr < z.second && addr + n > z.first) return std::nullopt;
+    std::uint64_t off = r->offset + (addr - r->start);
+    if (off < r->offset) return std::nullopt;
+    return file_.bytes(off, n);
   }
 
   Fault touch_byte(std::uint64_t a, bool write) const {
@@ -315,17 +370,24 @@ private:
     if (gnu_->nwords == 0) return crash("an empty DT_GNU_HASH bloom filter is indexed past its end");
     if (!image_.read(gnu_->bitmask, 8) || !image_.read(gnu_->bitmask + 8 * (gnu_->nwords - 1), 8))
       return crash("the DT_GNU_HASH bloom filter lies outside the mapped image");
-    std::set<std::uint64_t> walked; // chains share their tails: each entry once
+    // GNU chains are runs of consecutive entries: walked from each distinct
+    // bucket start in order, every entry is read once.
+    std::vector<std::uint64_t> starts;
     for (std::uint64_t b = 0; b < gnu_->nbuckets; ++b) {
       if (b > max_steps) return crash("DT_GNU_HASH has more buckets than the mapped image holds");
       auto first = image_.read(gnu_->buckets + 4 * b, 4);
       if (!first) return crash("the DT_GNU_HASH buckets lie outside the mapped image");
-      for (std::uint64_t i = *first; i != 0; ++i) {
-        if (!walked.insert(i).second) break;
-        if (walked.size() > max_steps) return crash("a DT_GNU_HASH chain does not end");
+      if (*first != 0) starts.push_back(*first);
+    }
+    std::sort(starts.begin(), starts.end());
+    std::uint64_t walked_to = 0, steps = 0; // entries below walked_to are done
+    for (std::uint64_t i : starts) {
+      for (i = std::max(i, walked_to); i != 0; ++i) {
+        if (++steps > max_steps) return crash("a DT_GNU_HASH chain does not end");
         auto word = image_.read(gnu_->chain_zero + 4 * i, 4);
         if (!word) return crash("a DT_GNU_HASH chain runs outside the mapped image");
         if (!symbol_readable(i)) return crash("a DT_GNU_HASH chain leads to a symbol outside the mapped image");
+        walked_to = i + 1;
         if (*word & 1) break;
       }
     }
@@ -334,12 +396,12 @@ private:
 
   LoadCheck sysv_chains() {
     if (sysv_->nbucket == 0) return {};
-    std::set<std::uint64_t> walked;
+    std::unordered_set<std::uint64_t> walked;
     for (std::uint64_t b = 0; b < sysv_->nbucket; ++b) {
       if (b > max_steps) return crash("DT_HASH has more buckets than the mapped image holds");
       auto i = image_.read(sysv_->buckets + 4 * b, 4);
       if (!i) return crash("the DT_HASH buckets lie outside the mapped image");
-      std::set<std::uint64_t> chain;
+      std::unordered_set<std::uint64_t> chain;
       while (*i != 0) {
         // A chain that comes back to an entry loops for ever on a name it lacks.
         if (!chain.insert(*i).second) return crash("a DT_HASH chain loops: a lookup never ends");
@@ -353,14 +415,8 @@ private:
   }
 
   std::optional<std::string> name_at(std::uint64_t offset) const {
-    if (!string_at(offset)) return std::nullopt;
-    std::string out;
-    for (std::uint64_t a = dyn_.get(dt_strtab) + offset;; ++a) {
-      auto c = image_.read(a, 1);
-      if (!c || *c == 0) break;
-      out.push_back(static_cast<char>(*c));
-    }
-    return out;
+    if (!dyn_.has(dt_strtab)) return std::nullopt;
+    return image_.string_at(dyn_.get(dt_strtab) + offset);
   }
 
   // Whether do_lookup_x finds `name` among this object's own definitions
@@ -467,32 +523,51 @@ private:
     return known.count(type) != 0;
   }
 
-  LoadCheck write_at(std::uint64_t addr, const char* what) const {
+  // Keeps what relocation writes into the slots of DT_INIT_ARRAY and
+  // DT_FINI_ARRAY (the only ones read back here).
+  void note_slot(std::uint64_t slot, std::optional<std::uint64_t> value) {
+    for (const auto& [start, end] : slot_ranges_)
+      if (slot >= start && slot < end) {
+        relocated_[slot] = value;
+        return;
+      }
+  }
+
+  LoadCheck write_at(std::uint64_t addr, const char* what) {
+    if (addr >= writable_.first && addr + 8 <= writable_.second && addr + 8 > addr) return {};
     if (auto f = image_.touch(addr, 8, true); f != Image::Fault::none)
       return crash(std::string(what) + " writes " + fault_words(f));
+    writable_ = image_.writable_page_run(addr);
     return {};
   }
 
   // One RELA entry as elf_dynamic_do_Rela (elf/do-rel.h) and elf_machine_rela apply it.
-  LoadCheck relocate(std::uint64_t entry, bool relative_only) {
-    auto offset = image_.read(entry, 8), info = image_.read(entry + 8, 8), addend = image_.read(entry + 16, 8);
+  LoadCheck relocate(std::uint64_t entry, bool relative_only, const std::byte* bytes = nullptr) {
+    std::optional<std::uint64_t> offset, info, addend;
+    if (bytes) {
+      std::uint64_t v[3];
+      std::memcpy(v, bytes, sizeof v);
+      offset = v[0], info = v[1], addend = v[2];
+    } else {
+      offset = image_.read(entry, 8), info = image_.read(entry + 8, 8), addend = image_.read(entry + 16, 8);
+    }
     if (!offset || !info || !addend) return crash("a relocation entry lies outside the mapped image");
     auto type = static_cast<std::uint32_t>(*info & 0xffffffffu);
     auto sym = static_cast<std::uint32_t>(*info >> 32);
     if (relative_only) {
       // DT_RELACOUNT's entries: elf_machine_rela_relative asserts their type.
       if (type != 8) return crash("Assertion `ELFW(R_TYPE) (reloc->r_info) == R_X86_64_RELATIVE' failed");
-      relocated_[*offset] = *addend;
+      note_slot(*offset, *addend);
       return write_at(*offset, "a relative relocation");
     }
     // The symbol's version index is read for every entry of this loop.
     std::optional<std::uint64_t> ndx;
-    if (dyn_.has(dt_versym)) {
-      ndx = image_.read(dyn_.get(dt_versym) + 2ull * sym, 2);
+    if (versym_) {
+      ndx = image_.read(*versym_ + 2ull * sym, 2);
       if (!ndx) return crash("a relocation's symbol version lies outside the mapped image");
     }
     if (type == 8 || type == 38) {
-      relocated_[*offset] = *addend;
+      note_slot(*offset, *addend);
       return write_at(*offset, "a relative relocation");
     }
     if (type == 0) return {};
@@ -532,7 +607,7 @@ private:
       std::snprintf(hex, sizeof hex, "%x", type);
       return refuse(std::string("unexpected reloc type 0x") + hex);
     }
-    relocated_[*offset] = std::nullopt; // a symbol's address: not known here
+    note_slot(*offset, std::nullopt); // a symbol's address: not known here
     return write_at(*offset, "a relocation");
   }
 
@@ -540,6 +615,13 @@ private:
   // `relative` entries relative, then every entry up to the end (a last entry
   // cut short included).
   LoadCheck relocate_range(std::uint64_t start, std::uint64_t size, std::uint64_t relative) {
+    // A table inside the file's bytes is read straight from them.
+    if (relative <= size / 24 && size % 24 == 0)
+      if (auto table = image_.file_span(start, size)) {
+        for (std::uint64_t i = 0; i < size / 24; ++i)
+          if (auto c = relocate(start + 24 * i, i < relative, table->data() + 24 * i); !c.ok()) return c;
+        return {};
+      }
     for (std::uint64_t i = 0; i < relative; ++i) {
       if (i > max_steps) return crash("DT_RELACOUNT larger than the mapped image");
       if (auto c = relocate(start + 24 * i, true); !c.ok()) return c;
@@ -562,14 +644,14 @@ private:
       if (!e) return crash("a DT_RELR entry lies outside the mapped image");
       if ((*e & 1) == 0) {
         if (auto c = write_at(*e, "a DT_RELR relocation"); !c.ok()) return c;
-        relocated_[*e] = image_.read(*e, 8);
+        note_slot(*e, image_.read(*e, 8));
         base = *e + 8;
         continue;
       }
       for (std::uint64_t bits = *e >> 1, w = base; bits; bits >>= 1, w += 8)
         if (bits & 1) {
           if (auto c = write_at(w, "a DT_RELR relocation"); !c.ok()) return c;
-          relocated_[w] = image_.read(w, 8);
+          note_slot(w, image_.read(w, 8));
         }
       base += 63 * 8;
     }
@@ -581,6 +663,12 @@ private:
   // or two ranges; every range reads DT_SYMTAB first, even an empty one.
   LoadCheck relocations() {
     if (textrel_) image_.make_loads_writable();
+    for (auto [array, size] : {std::pair{dt_init_array, dt_init_arraysz}, std::pair{dt_fini_array, dt_fini_arraysz}})
+      if (dyn_.has(array)) {
+        std::uint64_t n = dyn_.has(size) ? std::min<std::uint64_t>(dyn_.get(size), 8 * max_steps) : 0;
+        slot_ranges_.emplace_back(dyn_.get(array), dyn_.get(array) + n);
+      }
+    if (dyn_.has(dt_versym)) versym_ = dyn_.get(dt_versym);
     if (!dyn_.has(dt_symtab)) return crash("relocation reads DT_SYMTAB, which is missing (a null pointer read)");
     if (auto c = relr(); !c.ok()) return c;
     struct Range {
@@ -697,7 +785,10 @@ private:
   };
   std::optional<GnuTable> gnu_;
   std::optional<SysvTable> sysv_;
-  std::set<std::uint32_t> own_found_; // symbols whose own definition the table leads to
+  std::unordered_set<std::uint32_t> own_found_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> slot_ranges_; // DT_INIT_ARRAY, DT_FINI_ARRAY
+  std::optional<std::uint64_t> versym_;
+  std::pair<std::uint64_t, std::uint64_t> writable_{0, 0}; // a page known writable // symbols whose own definition the table leads to
 };
 } // namespace
 
