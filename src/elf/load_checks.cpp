@@ -18,7 +18,7 @@ namespace condacuda::elf {
 
 namespace {
 constexpr std::uint32_t pf_x = 1, pf_w = 2;
-constexpr std::uint32_t pt_gnu_relro = 0x6474e552;
+constexpr std::uint32_t pt_phdr = 6, pt_gnu_relro = 0x6474e552;
 constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_fini_array = 26, dt_fini_arraysz = 28, dt_init_array = 25, dt_init_arraysz = 27, dt_textrel = 22,
                        dt_relrsz = 35, dt_relrent = 37, dt_relacount = 0x6ffffff9;
 constexpr std::uint64_t df_textrel = 0x4;
@@ -146,7 +146,7 @@ private:
   // inside the file and no zeroed range touches them; else nullopt.
   std::optional<std::span<const std::byte>> file_bytes(std::uint64_t addr, std::uint64_t n) const {
     const Region* r = at(addr);
-    if (!r || r->flags == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
+    if (!r || (r->flags & 7) == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
     for (const auto& z : zeroed_)
       if (addr < z.second && addr + n > z.first) return std::nullopt;
     std::uint64_t off = r->offset + (addr - r->start);
@@ -156,7 +156,7 @@ private:
 
   Fault touch_byte(std::uint64_t a, bool write) const {
     const Region* r = at(a);
-    if (!r || r->flags == 0) return Fault::unmapped;
+    if (!r || (r->flags & 7) == 0) return Fault::unmapped;
     if (r->from_file) {
       std::uint64_t off = r->offset + (a - r->start);
       std::uint64_t file_pages = (file_.size() + page_ - 1) & ~(page_ - 1);
@@ -207,8 +207,8 @@ struct Dynamic {
 
 class Checker {
 public:
-  Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page)
-      : file_(file), machine_(machine), page_(page), image_(file_, page) {}
+  Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit)
+      : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), image_(file_, page) {}
 
   LoadCheck run() {
     for (auto step : {&Checker::load_commands, &Checker::map_segments, &Checker::dynamic_info, &Checker::hash_table,
@@ -248,6 +248,8 @@ private:
         if (!loads_.empty() && loads_.back().allocend > vaddr)
           overlap_ = true;
         loads_.push_back(c);
+      } else if (type == pt_phdr) {
+        phdr_ = vaddr;
       } else if (type == pt_gnu_relro) {
         relro_ = std::make_pair(vaddr, memsz);
       }
@@ -264,10 +266,11 @@ private:
     const LoadCommand& first = loads_.front();
     const LoadCommand& last = loads_.back();
     std::uint64_t maplength = last.allocend - first.mapstart;
-    if (last.allocend <= first.mapstart || maplength > max_mapping)
+    if (last.allocend <= first.mapstart || maplength > max_mapping || ((first.flags & pf_w) && maplength > commit_limit_))
       return refuse("failed to map segment from shared object");
     if (has_holes_ && last.mapstart < first.mapend) return refuse("ELF load command address/offset not page-aligned");
     image_.map(first.mapstart, first.mapstart + maplength, first.flags, true, first.mapoff);
+    phnum_ = *file_.u16(56);
     if (has_holes_) image_.map(first.mapend, last.mapstart, 0, false, 0);
     for (std::size_t i = 0; i < loads_.size(); ++i) {
       const LoadCommand& c = loads_[i];
@@ -287,10 +290,23 @@ private:
         image_.zero(zero, zeropage);
       }
       if (c.allocend > zeropage) {
-        if (c.allocend - zeropage > max_mapping) return refuse("cannot map zero-fill pages");
+        // A writable anonymous mapping is charged to the commit limit.
+        if (c.allocend - zeropage > max_mapping || ((c.flags & pf_w) && c.allocend - zeropage > commit_limit_))
+          return refuse("cannot map zero-fill pages");
         image_.map(zeropage, c.allocend, c.flags, false, 0);
       }
     }
+    // l_phdr: PT_PHDR's address, else where a load command maps e_phoff
+    // (_dl_postprocess_loadcmd), else a copy. _dl_map_object_from_fd reads
+    // the program headers there once the segments are mapped (PT_NOTE,
+    // PT_GNU_PROPERTY), and _dl_find_object again.
+    std::optional<std::uint64_t> l_phdr = phdr_;
+    std::uint64_t phoff = *file_.u64(32);
+    for (const LoadCommand& c : loads_)
+      if (!l_phdr && c.mapoff <= phoff && c.mapend - c.mapstart + c.mapoff >= phoff + 56ull * phnum_)
+        l_phdr = c.mapstart + phoff - c.mapoff;
+    if (l_phdr && phnum_ > 0 && (!image_.read(*l_phdr, 1) || !image_.read(*l_phdr + 56ull * phnum_ - 1, 1)))
+      return crash("the program headers, where ld.so reads them in the image, are not readable");
     return {};
   }
 
@@ -361,8 +377,25 @@ private:
   bool symbol_readable(std::uint64_t index) const {
     if (!dyn_.has(dt_symtab)) return true; // relocation faults first (relocations())
     std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
-    auto name = image_.read(s, 4), value = image_.read(s + 8, 8);
-    return name && value && image_.read(s + 4, 4) && (*value == 0 || string_at(*name));
+    auto name = image_.read(s, 4), info = image_.read(s + 4, 1), shndx = image_.read(s + 6, 2),
+         value = image_.read(s + 8, 8);
+    if (!name || !info || !shndx || !value) return false;
+    // check_match compares the name unless the value is 0 (and the symbol
+    // neither absolute nor TLS) or the type is not one it takes.
+    std::uint8_t type = *info & 0xf;
+    bool compared = (*value != 0 || *shndx == shn_abs || type == stt_tls) && (type <= stt_tls || type == stt_gnu_ifunc);
+    return !compared || string_at(*name);
+  }
+
+  // Whether a symbol a lookup can return (check_match takes a non-zero value,
+  // even of an undefined symbol, for a non-PLT reference) lies in the object:
+  // whatever binds to it reads or jumps there.
+  bool symbol_inside(std::uint64_t index) const {
+    if (!dyn_.has(dt_symtab)) return true;
+    std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
+    auto info = image_.read(s + 4, 1), shndx = image_.read(s + 6, 2), value = image_.read(s + 8, 8);
+    if (!info || !shndx || !value) return false;
+    return *value == 0 || *shndx == shn_abs || (*info & 0xf) == stt_tls || image_.mapped(*value);
   }
 
   LoadCheck gnu_chains() {
@@ -387,6 +420,7 @@ private:
         auto word = image_.read(gnu_->chain_zero + 4 * i, 4);
         if (!word) return crash("a DT_GNU_HASH chain runs outside the mapped image");
         if (!symbol_readable(i)) return crash("a DT_GNU_HASH chain leads to a symbol outside the mapped image");
+        if (!symbol_inside(i)) return crash("a symbol lookups can bind to has an address outside the object");
         walked_to = i + 1;
         if (*word & 1) break;
       }
@@ -407,6 +441,7 @@ private:
         if (!chain.insert(*i).second) return crash("a DT_HASH chain loops: a lookup never ends");
         if (!walked.insert(*i).second && chain.size() > 1) break;
         if (!symbol_readable(*i)) return crash("a DT_HASH chain leads to a symbol outside the mapped image");
+        if (!symbol_inside(*i)) return crash("a symbol lookups can bind to has an address outside the object");
         i = image_.read(sysv_->chains + 4 * *i, 4);
         if (!i) return crash("a DT_HASH chain runs outside the mapped image");
       }
@@ -436,9 +471,10 @@ private:
     };
     if (gnu_) {
       if (gnu_->nbuckets == 0) return false;
-      std::uint64_t h = gnu_hash(name);
+      std::uint32_t h = gnu_hash(name);
       auto word = image_.read(gnu_->bitmask + 8 * ((h / 64) & (gnu_->nwords - 1)), 8);
-      if (!word || !(((*word >> (h % 64)) & (*word >> ((h >> gnu_->shift) % 64))) & 1)) return false;
+      // new_hash is a 32-bit unsigned int: x86-64 takes the shift count modulo 32.
+      if (!word || !(((*word >> (h % 64)) & (*word >> ((h >> (gnu_->shift & 31)) % 64))) & 1)) return false;
       auto bucket = image_.read(gnu_->buckets + 4 * (h % gnu_->nbuckets), 4);
       if (!bucket || *bucket == 0) return false;
       for (std::uint64_t i = *bucket, steps = 0; steps < max_steps; ++i, ++steps) {
@@ -588,6 +624,9 @@ private:
     // RESOLVE_MAP (elf/dl-reloc.c): a symbol that binds locally is not looked up.
     if (global) {
       if (!string_at(*name)) return crash("a relocation's symbol name lies outside the mapped image");
+      // An empty name is looked up like any other, and nothing defines it.
+      if (*shndx == shn_undef && (*st_info >> 4) != stb_weak && name_at(*name) == std::string())
+        return refuse("undefined symbol: (an empty name)");
       // &l_versions[ndx]->hash: no table (ndx_high 0), or an index past it.
       if (ndx && (*ndx & 0x7fff) >= versions_) return crash("a relocation's symbol version index lies past the version table");
       // A definition of its own is looked up like any other: the object's
@@ -669,6 +708,12 @@ private:
         slot_ranges_.emplace_back(dyn_.get(array), dyn_.get(array) + n);
       }
     if (dyn_.has(dt_versym)) versym_ = dyn_.get(dt_versym);
+    // The PLT's GOT slots (x86-64: .got.plt from its fourth word, where the
+    // section headers name it at DT_PLTGOT): each must be set by a relocation.
+    if (auto at = section_address(".got.plt"); at && dyn_.has(dt_pltgot) && *at == dyn_.get(dt_pltgot))
+      if (auto size = section_size(".got.plt"); size && *size > 24 && *size < 8 * max_steps)
+        plt_slots_ = std::make_pair(*at + 24, *at + *size);
+    if (plt_slots_) slot_ranges_.push_back(*plt_slots_);
     if (!dyn_.has(dt_symtab)) return crash("relocation reads DT_SYMTAB, which is missing (a null pointer read)");
     if (auto c = relr(); !c.ok()) return c;
     struct Range {
@@ -698,6 +743,10 @@ private:
     }
     for (const Range& r : ranges)
       if (auto c = relocate_range(r.start, r.size, r.relative); !c.ok()) return c;
+    if (plt_slots_)
+      for (std::uint64_t slot = plt_slots_->first; slot + 8 <= plt_slots_->second; slot += 8)
+        if (!relocated_.count(slot))
+          return crash("a PLT slot no relocation sets: a call through it jumps to a link-time address");
     return {};
   }
 
@@ -706,6 +755,11 @@ private:
     if (!relro_) return {};
     std::uint64_t start = down(relro_->first, page_), end = down(relro_->first + relro_->second, page_);
     if (end < start) return refuse("cannot apply additional memory protection after relocation");
+    // RELRO made read-only over the object's own writable data (where the
+    // section headers say .data and .bss are): the first write to it faults.
+    for (const char* section : {".data", ".bss"})
+      if (auto at = section_address(section); at && *at >= start && *at < end)
+        return crash(std::string("PT_GNU_RELRO makes ") + section + " read-only: the first write to it faults");
     for (std::uint64_t a = start; a < end && a - start < max_mapping; a += page_)
       if (!image_.mapped(a)) return refuse("cannot apply additional memory protection after relocation");
     return {};
@@ -733,7 +787,11 @@ private:
   // The address of the section named `name` when the file has section
   // headers that name it. ld.so never reads them; they only tell whether the
   // dynamic section contradicts the file's own layout.
-  std::optional<std::uint64_t> section_address(const std::string& name) const {
+  std::optional<std::uint64_t> section_address(const std::string& name) const { return section_field(name, 16); }
+  std::optional<std::uint64_t> section_size(const std::string& name) const { return section_field(name, 32); }
+
+  // A 64-bit field (sh_addr at 16, sh_size at 32) of the section named `name`.
+  std::optional<std::uint64_t> section_field(const std::string& name, std::uint64_t field) const {
     std::uint64_t shoff = *file_.u64(40);
     std::uint16_t shentsize = *file_.u16(58), shnum = *file_.u16(60), shstrndx = *file_.u16(62);
     if (shoff == 0 || shentsize != 64 || shstrndx >= shnum || !file_.has(shoff, 64ull * shnum)) return std::nullopt;
@@ -741,7 +799,7 @@ private:
     for (std::uint16_t i = 0; i < shnum; ++i) {
       std::uint64_t sh = shoff + 64ull * i;
       auto n = file_.cstring(names + *file_.u32(sh), names + names_size);
-      if (n && *n == name) return *file_.u64(sh + 16);
+      if (n && *n == name) return *file_.u64(sh + field);
     }
     return std::nullopt;
   }
@@ -766,6 +824,7 @@ private:
   ByteReader file_;
   std::uint16_t machine_;
   std::uint64_t page_;
+  std::uint64_t commit_limit_;
   Image image_;
   std::vector<LoadCommand> loads_;
   bool has_holes_ = false;
@@ -773,6 +832,8 @@ private:
   std::optional<std::uint64_t> dynamic_;
   std::uint32_t dynamic_flags_ = 0;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
+  std::optional<std::uint64_t> phdr_; // PT_PHDR's address
+  std::uint16_t phnum_ = 0;
   Dynamic dyn_;
   bool textrel_ = false;
   std::uint64_t versions_ = 0; // l_nversions
@@ -788,13 +849,15 @@ private:
   std::unordered_set<std::uint32_t> own_found_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> slot_ranges_; // DT_INIT_ARRAY, DT_FINI_ARRAY
   std::optional<std::uint64_t> versym_;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> plt_slots_;
   std::pair<std::uint64_t, std::uint64_t> writable_{0, 0}; // a page known writable // symbols whose own definition the table leads to
 };
 } // namespace
 
-LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size) {
+LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size,
+                     std::uint64_t commit_limit) {
   if (file.size() < 64) return refuse("file too short");
-  return Checker(file, machine, page_size).run();
+  return Checker(file, machine, page_size, commit_limit).run();
 }
 
 } // namespace condacuda::elf

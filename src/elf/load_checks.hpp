@@ -31,6 +31,9 @@ struct LoadCheck {
 
 // `file` passed verify_header. `machine` selects the relocation types known
 // (x86-64 only; others skip that check). `page_size` is GLRO(dl_pagesize).
-LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size = 4096);
+// `commit_limit`: the largest private writable mapping the kernel grants
+// (sys::commit_limit); a larger bss cannot be mapped.
+LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size = 4096,
+                     std::uint64_t commit_limit = UINT64_MAX);
 
 } // namespace condacuda::elf

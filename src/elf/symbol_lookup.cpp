@@ -46,7 +46,7 @@ void ElfObject::prepare_gnu_hash() {
   g.nbuckets = *nbuckets;
   g.symoffset = *symoffset;
   g.bloom_size = *bloom_size;
-  g.shift = *shift & 63;
+  g.shift = *shift & 31;
   g.bloom = gh + 16;
   g.buckets = g.bloom + 8ull * g.bloom_size;
   g.chain = g.buckets + 4ull * g.nbuckets;
@@ -65,9 +65,10 @@ void ElfObject::prepare_sysv_hash() {
 
 bool ElfObject::gnu_bloom_passes(std::uint32_t h) const {
   std::uint64_t word = *reader_.u64(gnu_.bloom + 8ull * ((h / 64) & (gnu_.bloom_size - 1)));
-  // glibc shifts a 64-bit uint_fast32_t: a shift of 32..63 (kept below 64
-  // at parse time) gives 0, where shifting the 32-bit value would be undefined.
-  std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((std::uint64_t{h} >> gnu_.shift) % 64));
+  // do_lookup_x shifts the 32-bit `unsigned int new_hash` (glibc 2.36,
+  // elf/dl-lookup.c): x86-64 takes the count modulo 32 (kept so at parse
+  // time), as the real ld.so shows on a shift of 0x7b3de65.
+  std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> gnu_.shift) % 64));
   return (word & mask) == mask;
 }
 

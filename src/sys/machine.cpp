@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <gnu/libc-version.h>
 #include <sys/auxv.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "sys/mapped_file.hpp"
@@ -65,6 +66,14 @@ void detect_cpu(loader::LoaderConfig& c) {
   if (auto* platform = reinterpret_cast<const char*>(getauxval(AT_PLATFORM))) c.platform = platform;
 }
 } // namespace
+
+std::uint64_t commit_limit() {
+  if (auto mode = read_text_file("/proc/sys/vm/overcommit_memory", 64); mode && !mode->empty() && (*mode)[0] == '1')
+    return UINT64_MAX;
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return UINT64_MAX;
+  return (static_cast<std::uint64_t>(info.totalram) + info.totalswap) * info.mem_unit;
+}
 
 std::uint16_t host_machine() {
 #if defined(__aarch64__)

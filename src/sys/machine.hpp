@@ -21,6 +21,11 @@ struct MachineFacts {
 // e_machine of the running process (EM_X86_64, EM_AARCH64).
 std::uint16_t host_machine();
 
+// The largest private writable mapping mmap grants before ENOMEM: RAM plus
+// swap under the kernel's heuristic overcommit (vm.overcommit_memory 0, and
+// as an estimate for 2), no bound under 1 (always overcommit).
+std::uint64_t commit_limit();
+
 // Reads the facts; `cache_path` is normally /etc/ld.so.cache.
 MachineFacts detect_machine(const std::string& cache_path = "/etc/ld.so.cache");
 

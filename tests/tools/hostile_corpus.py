@@ -13,7 +13,7 @@
       corrupted code is outside any static model (doctor does not run code).
       Prints one line per variant: its file name and what was done.
 
-  hostile_corpus.py compare DOCTOR_JSON PROBE LOG [ALLOWED_CRASHES]
+  hostile_corpus.py compare DOCTOR_JSON PROBE LOG
       for every variant doctor judged (a root: "loads" or "fails"; a file the
       scan could not use, named in a warning: "damaged"), runs the real dlopen
       probe on it in a fresh process (RTLD_NOW; killed by a signal or an ld.so
@@ -22,8 +22,7 @@
       "init-crash", code doctor does not run; past 10 s: "hang") and tallies
       the pairs. Writes one
       line per variant to LOG. Exit 1 when doctor says "loads" where the loader
-      refuses, crashes or hangs (beyond ALLOWED_CRASHES known misses where it
-      crashes, default 0), or a variant has no verdict at all.
+      refuses, crashes or hangs, or a variant has no verdict at all.
 """
 import concurrent.futures
 import json
@@ -258,7 +257,7 @@ def real_verdict(probe, path):
     return "crash", why
 
 
-def compare(doctor_json, probe, log, allowed_crashes=0):
+def compare(doctor_json, probe, log):
     report = json.load(open(doctor_json))
     prefix = report["env"]["prefix"]
     judged = {}
@@ -291,19 +290,15 @@ def compare(doctor_json, probe, log, allowed_crashes=0):
           % (total, agree, 100.0 * agree / max(total, 1), len(wrong)))
     for line in wrong[:40] + ["no verdict from doctor: " + f for f in unjudged[:20]]:
         print(line, file=sys.stderr)
-    # Known misses, stated by the caller: only where ld.so crashed, never where it refused or hung.
-    crashes = sum(1 for w in wrong if ", the loader crash: " in w)
-    if unjudged or len(wrong) > crashes or crashes > allowed_crashes:
-        return 1
-    return 0
+    return 1 if wrong or unjudged else 0
 
 
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == "generate":
         generate(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:])
         return 0
-    if len(sys.argv) in (5, 6) and sys.argv[1] == "compare":
-        return compare(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]) if len(sys.argv) == 6 else 0)
+    if len(sys.argv) == 5 and sys.argv[1] == "compare":
+        return compare(sys.argv[2], sys.argv[3], sys.argv[4])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -1067,11 +1067,11 @@ namespace {
 // it walks the table or uses its index for degenerate tables.
 std::vector<std::uint32_t> reference_gnu_walk(const Bytes& b, Range gh, const ElfObject& o, const std::string& name) {
   auto nbuckets = get<std::uint32_t>(b, gh.offset), symoffset = get<std::uint32_t>(b, gh.offset + 4);
-  auto bloom_size = get<std::uint32_t>(b, gh.offset + 8), shift = get<std::uint32_t>(b, gh.offset + 12) & 63;
+  auto bloom_size = get<std::uint32_t>(b, gh.offset + 8), shift = get<std::uint32_t>(b, gh.offset + 12) & 31;
   std::uint64_t bloom = gh.offset + 16, buckets = bloom + 8ull * bloom_size, chain = buckets + 4ull * nbuckets;
   std::uint32_t h = elf::gnu_hash(name);
   auto word = get<std::uint64_t>(b, bloom + 8ull * ((h / 64) & (bloom_size - 1)));
-  std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((std::uint64_t{h} >> shift) % 64));
+  std::uint64_t mask = (1ull << (h % 64)) | (1ull << ((h >> shift) % 64));
   std::vector<std::uint32_t> out;
   if ((word & mask) != mask) return out;
   auto idx = get<std::uint32_t>(b, buckets + 4ull * (h % nbuckets));

@@ -231,3 +231,14 @@ TEST_CASE("the dynamic section is read in memory up to DT_NULL, not to p_filesz"
   CHECK(lib.check().ok());
   CHECK(lib.real() == Outcome::ok);
 }
+
+TEST_CASE("do_lookup_x (elf/dl-lookup.c) shifts the 32-bit new_hash: a bloom shift of 32 or more is taken modulo 32") {
+  // For each shift, the model finds the library's own `counter` exactly when ld.so does.
+  for (std::uint32_t shift : {5u, 6u, 37u, 0x7b3de65u, 0xffffffffu}) {
+    Library lib;
+    std::uint64_t gh = lib.vaddr_to_offset(lib.get<std::uint64_t>(lib.dyn(elf::dt_gnu_hash) + 8));
+    lib.put<std::uint32_t>(gh + 12, shift);
+    INFO("shift " << shift << ": " << lib.check().reason);
+    CHECK(lib.check().ok() == (lib.real() == Outcome::ok));
+  }
+}
