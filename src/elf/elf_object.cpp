@@ -106,11 +106,18 @@ Status ElfObject::parse_headers() {
     std::uint64_t offset = *r.u64(p + 8), vaddr = *r.u64(p + 16), filesz = *r.u64(p + 32);
     if (ptype == pt_load) loads_.push_back({vaddr, offset, filesz});
     if (ptype == pt_dynamic) {
-      if (!r.has(offset, filesz)) return corrupt("dynamic section extends past the end of the file");
       has_dynamic_ = true;
-      dynamic_offset_ = offset;
+      dynamic_offset_ = vaddr; // an address until the load commands are all known
       dynamic_size_ = filesz;
     }
+  }
+  if (has_dynamic_) {
+    // ld.so reads the dynamic section at p_vaddr in the mapped image
+    // (_dl_map_object_from_fd sets l_ld from it); p_offset is never used.
+    auto off = vaddr_to_offset(dynamic_offset_);
+    if (!off) return corrupt("dynamic section lies outside the loaded segments");
+    if (!r.has(*off, dynamic_size_)) return corrupt("dynamic section extends past the end of the file");
+    dynamic_offset_ = *off;
   }
   return ok_status();
 }

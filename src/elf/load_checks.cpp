@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_set>
 #include <string>
+#include <string_view>
 #include <map>
 #include <optional>
 #include <set>
@@ -75,17 +76,21 @@ public:
     return v;
   }
 
+  // The string at addr when it lies whole in the file's bytes of one region
+  // (the common case, read in place); else nullopt.
+  std::optional<std::string_view> string_in_file(std::uint64_t addr) const {
+    if (!file_bytes(addr, 1)) return std::nullopt;
+    const Region* r = at(addr);
+    std::uint64_t off = r->offset + (addr - r->start);
+    std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (r->end - r->start));
+    for (const auto& z : zeroed_)
+      if (z.first > addr) end = std::min(end, r->offset + (z.first - r->start));
+    return file_.cstring(off, end);
+  }
+
   // The NUL-terminated string at addr, when it can be read whole.
   std::optional<std::string> string_at(std::uint64_t addr) const {
-    if (auto bytes = file_bytes(addr, 1)) {
-      // Within the file's bytes of one region: up to its end or the next zeroed range.
-      const Region* r = at(addr);
-      std::uint64_t off = r->offset + (addr - r->start);
-      std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (r->end - r->start));
-      for (const auto& z : zeroed_)
-        if (z.first > addr) end = std::min(end, r->offset + (z.first - r->start));
-      if (auto text = file_.cstring(off, end)) return std::string(*text);
-    }
+    if (auto text = string_in_file(addr)) return std::string(*text);
     std::string out;
     for (std::uint64_t i = 0; i < max_steps; ++i) {
       if (touch(addr + i, 1, false) != Fault::none) return std::nullopt;
@@ -98,7 +103,7 @@ public:
 
   // Whether a NUL-terminated string at addr can be read whole.
   bool string_readable(std::uint64_t addr) const {
-    if (string_at(addr)) return true;
+    if (string_in_file(addr)) return true;
     for (std::uint64_t i = 0; i < max_steps; ++i) {
       if (touch(addr + i, 1, false) != Fault::none) return false;
       if (byte(addr + i) == 0) return true;
@@ -137,6 +142,36 @@ private:
   };
 
   const Region* at(std::uint64_t a) const {
+    if (flat_.empty()) return top_at(a);
+    // Reads come in runs (a table, a string): the last piece found first.
+    if (last_ && a >= last_->start && a < last_->end) return last_->region;
+    auto it = std::upper_bound(flat_.begin(), flat_.end(), a, [](std::uint64_t v, const Piece& p) { return v < p.start; });
+    if (it == flat_.begin()) return nullptr;
+    --it;
+    if (a >= it->end) return nullptr;
+    last_ = &*it;
+    return it->region;
+  }
+
+public:
+  // The image is complete: flattens the regions into disjoint pieces, each
+  // with the region on top, for lookups by binary search.
+  void seal() {
+    std::vector<std::uint64_t> cuts;
+    for (const auto& r : regions_) cuts.insert(cuts.end(), {r.start, r.end});
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
+      if (const Region* r = top_at(cuts[i])) {
+        if (!flat_.empty() && flat_.back().region == r && flat_.back().end == cuts[i]) flat_.back().end = cuts[i + 1];
+        else flat_.push_back({cuts[i], cuts[i + 1], r});
+      }
+    last_ = nullptr;
+  }
+
+private:
+
+  const Region* top_at(std::uint64_t a) const {
     for (auto it = regions_.rbegin(); it != regions_.rend(); ++it)
       if (a >= it->start && a < it->end) return &*it;
     return nullptr;
@@ -180,6 +215,12 @@ private:
   std::vector<Region> regions_;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> zeroed_;
   bool textrel_ = false;
+  struct Piece {
+    std::uint64_t start, end;
+    const Region* region;
+  };
+  std::vector<Piece> flat_;
+  mutable const Piece* last_ = nullptr;
 };
 
 const char* fault_words(Image::Fault f) {
@@ -296,6 +337,7 @@ private:
         image_.map(zeropage, c.allocend, c.flags, false, 0);
       }
     }
+    image_.seal();
     // l_phdr: PT_PHDR's address, else where a load command maps e_phoff
     // (_dl_postprocess_loadcmd), else a copy. _dl_map_object_from_fd reads
     // the program headers there once the segments are mapped (PT_NOTE,

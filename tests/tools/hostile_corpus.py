@@ -18,9 +18,10 @@
       scan could not use, named in a warning: "damaged"), runs the real dlopen
       probe on it in a fresh process (RTLD_NOW; killed by a signal or an ld.so
       assertion: "crash"; dlopen returned but a destructor killed the process
-      at exit: "exit-crash", a load; the object's own constructor faulted:
-      "init-crash", code doctor does not run; past 10 s: "hang") and tallies
-      the pairs. Writes one
+      at exit: "exit-crash", a load; the fault is in the object's own code (a
+      constructor, an IFUNC resolver; the probe reports where it faulted):
+      "own-code-crash", code doctor does not run; past 10 s: "hang") and
+      tallies the pairs. Writes one
       line per variant to LOG. Exit 1 when doctor says "loads" where the loader
       refuses, crashes or hangs, or a variant has no verdict at all.
 """
@@ -235,9 +236,7 @@ def generate(out, count, seed, bases):
 
 def real_verdict(probe, path):
     try:
-        # LD_DEBUG=files: ld.so says "calling init: FILE" before each constructor.
-        r = subprocess.run([probe, path], capture_output=True, text=True, timeout=10, errors="replace",
-                           env=dict(os.environ, LD_DEBUG="files"))
+        r = subprocess.run([probe, path], capture_output=True, text=True, timeout=10, errors="replace")
     except subprocess.TimeoutExpired:
         return "hang", "no answer in 10 s"
     if r.returncode == 0 and r.stdout.startswith("OK "):
@@ -248,13 +247,13 @@ def real_verdict(probe, path):
         return "exit-crash", why
     if r.returncode == 1 and r.stdout.startswith("ERR "):
         return "refuses", r.stdout[4:].strip()
-    lines = [l.split(":", 1)[1].strip() for l in r.stderr.splitlines() if ":" in l and l.split(":", 1)[1].strip()]
-    if lines and lines[-1] == "calling init: " + path:
-        # The object's own constructor faulted: its code ran on what the
-        # corruption left (doctor reads the file, it runs no code).
-        return "init-crash", "in the object's constructor"
-    why = lines[-1] if lines else "status %d" % r.returncode
-    return "crash", why
+    lines = r.stderr.strip().splitlines()
+    fault = [l for l in lines if l.startswith("FAULT ")]
+    if fault and fault[-1].endswith(" in " + os.path.realpath(path)):
+        # The fault is in the object's own code (a constructor, an IFUNC
+        # resolver): it ran on what the corruption left; doctor runs no code.
+        return "own-code-crash", fault[-1]
+    return "crash", lines[-1] if lines else "status %d" % r.returncode
 
 
 def compare(doctor_json, probe, log):
@@ -280,7 +279,7 @@ def compare(doctor_json, probe, log):
             pair = (doc[0], real[f][0])
             tally[pair] = tally.get(pair, 0) + 1
             out.write("%s doctor=%s (%s) loader=%s (%s)\n" % (f, doc[0], doc[1], real[f][0], real[f][1]))
-            if doc[0] == "loads" and real[f][0] not in ("loads", "exit-crash", "init-crash"):
+            if doc[0] == "loads" and real[f][0] not in ("loads", "exit-crash", "own-code-crash"):
                 wrong.append("%s: doctor says it loads, the loader %s: %s" % (f, real[f][0], real[f][1]))
     agree = sum(n for (d, r), n in tally.items() if (d == "loads") == (r in ("loads", "exit-crash")))
     total = sum(tally.values())
