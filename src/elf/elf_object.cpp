@@ -123,7 +123,9 @@ Status ElfObject::parse_headers() {
 }
 
 std::optional<std::uint64_t> ElfObject::vaddr_to_offset(std::uint64_t vaddr) const {
-  for (const auto& seg : loads_) {
+  // A later load command is mapped over an earlier one (_dl_map_segments).
+  for (auto it = loads_.rbegin(); it != loads_.rend(); ++it) {
+    const auto& seg = *it;
     if (vaddr >= seg.vaddr && vaddr - seg.vaddr < seg.filesz) {
       std::uint64_t off = seg.offset + (vaddr - seg.vaddr);
       if (off < seg.offset) return std::nullopt; // wrapped
