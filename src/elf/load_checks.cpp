@@ -19,6 +19,10 @@ namespace condacuda::elf {
 
 namespace {
 constexpr std::uint32_t pf_x = 1, pf_w = 2;
+// check_match's ALLOWED_STT (elf/dl-lookup.c): the symbol types a lookup takes.
+constexpr unsigned allowed_stt = (1u << stt_notype) | (1u << stt_object) | (1u << stt_func) | (1u << stt_common) |
+                                 (1u << stt_tls) | (1u << stt_gnu_ifunc);
+bool lookup_takes(std::uint8_t type) { return type < 16 && ((1u << type) & allowed_stt) != 0; }
 constexpr std::uint32_t pt_phdr = 6, pt_gnu_relro = 0x6474e552;
 constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_fini_array = 26, dt_fini_arraysz = 28, dt_init_array = 25, dt_init_arraysz = 27, dt_textrel = 22,
                        dt_relrsz = 35, dt_relrent = 37, dt_relacount = 0x6ffffff9;
@@ -433,7 +437,7 @@ private:
     // check_match compares the name unless the value is 0 (and the symbol
     // neither absolute nor TLS) or the type is not one it takes.
     std::uint8_t type = *info & 0xf;
-    bool compared = (*value != 0 || *shndx == shn_abs || type == stt_tls) && (type <= stt_tls || type == stt_gnu_ifunc);
+    bool compared = (*value != 0 || *shndx == shn_abs || type == stt_tls) && lookup_takes(type);
     return !compared || string_at(*name);
   }
 
@@ -515,7 +519,7 @@ private:
       if ((*value == 0 && *shndx != shn_abs && (*info & 0xf) != stt_tls) || *shndx == shn_undef) return false;
       // check_match's ALLOWED_STT, then do_lookup_x takes global, weak and unique bindings only.
       auto type = static_cast<std::uint8_t>(*info & 0xf), bind = static_cast<std::uint8_t>(*info >> 4);
-      if (type > stt_tls && type != stt_gnu_ifunc) return false;
+      if (!lookup_takes(type)) return false;
       if (bind != stb_global && bind != stb_weak && bind != stb_gnu_unique) return false;
       return name_at(*off) == name;
     };
