@@ -10,8 +10,9 @@
 //
 // Besides "no crash, no over-read, no undefined behaviour" the target checks
 // the reader's own promises and traps when one breaks: errors carry a message,
-// undefined-symbol indices are in range, and a lookup never visits more
-// symbols than the table holds (a chain walk that does not stop).
+// undefined-symbol indices are in range, a lookup never visits more
+// symbols than the table holds (a chain walk that does not stop), and the
+// load checks (elf/load_checks.hpp) give a reason with every verdict but ok.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -21,6 +22,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
+#include "elf/load_checks.hpp"
 
 namespace {
 
@@ -64,7 +66,12 @@ void exercise(const elf::ElfObject& o) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // Not owned: the buffer outlives the call's objects.
   elf::FileBytes bytes{nullptr, std::span<const std::byte>(reinterpret_cast<const std::byte*>(data), size)};
-  (void)elf::verify_header(bytes.data, elf::em_x86_64);
+  // The load checks of a file whose header passes (as the loader model runs
+  // them): an outcome, and a reason with every refusal or crash.
+  if (elf::verify_header(bytes.data, elf::em_x86_64).verdict == elf::HeaderVerdict::ok) {
+    auto load = elf::check_load(bytes.data, elf::em_x86_64, 4096, std::uint64_t{1} << 34);
+    check(load.ok() == load.reason.empty());
+  }
   for (bool with_symbols : {false, true}) {
     auto parsed = elf::ElfObject::parse(bytes, with_symbols);
     if (!parsed) {
