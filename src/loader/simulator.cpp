@@ -76,6 +76,33 @@ std::vector<int> Simulator::map_dependencies(Process& p, int root, bool trace, b
       }
       deps.push_back(m.object);
     }
+    // DT_FILTER and DT_AUXILIARY name objects that are loaded too
+    // (_dl_map_object_deps, elf/dl-deps.c): a filtee that cannot be loaded
+    // fails the load, an auxiliary one is skipped. (ld.so puts a filtee before
+    // its filter in the search list; the model appends it: the verdict is the
+    // same, the order of a symbol's definitions may not be.)
+    if (const auto& elf = p.objects[at(l)].elf) {
+      std::vector<std::pair<std::string, bool>> filtees;
+      for (auto f : elf->dynamic().filters) filtees.emplace_back(std::string(f), true);
+      for (auto a : elf->dynamic().auxiliaries) filtees.emplace_back(std::string(a), false);
+      for (const auto& [name, required] : filtees) {
+        if (count_dst(name) != 0) continue; // with tokens: not modelled
+        MapResult m = map_object(p, l, name, false, dlopen_mode);
+        if (m.error) {
+          if (required) {
+            m.error->object = l;
+            report.fail(*m.error);
+          }
+          continue;
+        }
+        if (in_list.size() < p.objects.size()) in_list.resize(p.objects.size(), false);
+        if (!in_list[at(m.object)]) {
+          in_list[at(m.object)] = true;
+          list.push_back(m.object);
+        }
+        deps.push_back(m.object);
+      }
+    }
     LoadedObject& obj = p.objects[at(l)];
     if (obj.initfini.empty() && l != root && !obj.relocated) {
       obj.initfini.push_back(l);

@@ -527,3 +527,18 @@ TEST_CASE("rule 19: DT_RELR with version needs on libc also needs GLIBC_ABI_DT_R
   CHECK(oracle::simulated_start(t / "main", Options{t / "good", "", false}) ==
         oracle::real_start(t / "main", Options{t / "good", "", false}));
 }
+
+TEST_CASE("rule 20: a DT_FILTER filtee must load, a DT_AUXILIARY one may be missing (_dl_map_object_deps)") {
+  TempDir t("rule20");
+  fixture::shared_library(t / "lib/libccfiltee.so", "int f(void) { return 7; }\n");
+  for (const char* kind : {"filter", "auxiliary"}) {
+    CAPTURE(kind);
+    std::string root = t / (std::string("root_") + kind + ".so");
+    fixture::shared_library(root, "int f(void) { return 1; }\n", {std::string("-Wl,--") + kind + "=libccfiltee.so"});
+    // Found (LD_LIBRARY_PATH names its folder), then missing.
+    same({{root}}, Options{t / "lib", "", false});
+    same({{root}}, Options{t / "empty", "", false});
+  }
+  auto missing = oracle::simulated({{t / "root_filter.so"}}, Options{t / "empty", "", false});
+  CHECK(missing.error.find("libccfiltee.so: cannot open shared object file") != std::string::npos);
+}
