@@ -399,6 +399,8 @@ private:
       return crash(dyn_.has(dt_relrent) ? "Assertion `info[DT_RELRENT]->d_un.d_val == sizeof (ElfW(Relr))' failed"
                                         : "DT_RELR without DT_RELRENT (a null pointer read)");
     if (dyn_.has(dt_textrel) || (dyn_.has(dt_flags) && (dyn_.get(dt_flags) & df_textrel))) textrel_ = true;
+    if (dyn_.has(dt_symtab)) symtab_ = dyn_.get(dt_symtab);
+    if (dyn_.has(dt_strtab)) strtab_ = dyn_.get(dt_strtab);
     return {};
   }
 
@@ -427,29 +429,53 @@ private:
     return sysv_chains();
   }
 
+  struct Sym {
+    std::uint32_t name;
+    std::uint8_t info, other;
+    std::uint16_t shndx;
+    std::uint64_t value;
+  };
+
+  // Symbol `index` of DT_SYMTAB as the image holds it (read in place when
+  // its 24 bytes are the file's), or nullopt when it is not readable.
+  std::optional<Sym> sym_at(std::uint64_t index) const {
+    std::uint64_t s = *symtab_ + 24 * index;
+    if (auto b = image_.file_span(s, 24)) {
+      Sym out;
+      std::memcpy(&out.name, b->data(), 4);
+      std::memcpy(&out.info, b->data() + 4, 1);
+      std::memcpy(&out.other, b->data() + 5, 1);
+      std::memcpy(&out.shndx, b->data() + 6, 2);
+      std::memcpy(&out.value, b->data() + 8, 8);
+      return out;
+    }
+    auto name = image_.read(s, 4), info = image_.read(s + 4, 1), other = image_.read(s + 5, 1),
+         shndx = image_.read(s + 6, 2), value = image_.read(s + 8, 8);
+    if (!name || !info || !other || !shndx || !value || !image_.read(s + 16, 8)) return std::nullopt;
+    return Sym{static_cast<std::uint32_t>(*name), static_cast<std::uint8_t>(*info), static_cast<std::uint8_t>(*other),
+               static_cast<std::uint16_t>(*shndx), *value};
+  }
+
   // A symbol a chain leads to: its entry and, when it can match, its name.
   bool symbol_readable(std::uint64_t index) const {
-    if (!dyn_.has(dt_symtab)) return true; // relocation faults first (relocations())
-    std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
-    auto name = image_.read(s, 4), info = image_.read(s + 4, 1), shndx = image_.read(s + 6, 2),
-         value = image_.read(s + 8, 8);
-    if (!name || !info || !shndx || !value) return false;
+    if (!symtab_) return true; // relocation faults first (relocations())
+    auto sym = sym_at(index);
+    if (!sym) return false;
     // check_match compares the name unless the value is 0 (and the symbol
     // neither absolute nor TLS) or the type is not one it takes.
-    std::uint8_t type = *info & 0xf;
-    bool compared = (*value != 0 || *shndx == shn_abs || type == stt_tls) && lookup_takes(type);
-    return !compared || string_at(*name);
+    auto type = static_cast<std::uint8_t>(sym->info & 0xf);
+    bool compared = (sym->value != 0 || sym->shndx == shn_abs || type == stt_tls) && lookup_takes(type);
+    return !compared || string_at(sym->name);
   }
 
   // Whether a symbol a lookup can return (check_match takes a non-zero value,
   // even of an undefined symbol, for a non-PLT reference) lies in the object:
   // whatever binds to it reads or jumps there.
   bool symbol_inside(std::uint64_t index) const {
-    if (!dyn_.has(dt_symtab)) return true;
-    std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
-    auto info = image_.read(s + 4, 1), shndx = image_.read(s + 6, 2), value = image_.read(s + 8, 8);
-    if (!info || !shndx || !value) return false;
-    return *value == 0 || *shndx == shn_abs || (*info & 0xf) == stt_tls || image_.mapped(*value);
+    if (!symtab_) return true;
+    auto sym = sym_at(index);
+    if (!sym) return false;
+    return sym->value == 0 || sym->shndx == shn_abs || (sym->info & 0xf) == stt_tls || image_.mapped(sym->value);
   }
 
   LoadCheck gnu_chains() {
@@ -504,8 +530,8 @@ private:
   }
 
   std::optional<std::string> name_at(std::uint64_t offset) const {
-    if (!dyn_.has(dt_strtab)) return std::nullopt;
-    return image_.string_at(dyn_.get(dt_strtab) + offset);
+    if (!strtab_) return std::nullopt;
+    return image_.string_at(*strtab_ + offset);
   }
 
   // Whether do_lookup_x finds `name` among this object's own definitions
@@ -548,9 +574,7 @@ private:
     return false;
   }
 
-  bool string_at(std::uint64_t offset) const {
-    return dyn_.has(dt_strtab) && image_.string_readable(dyn_.get(dt_strtab) + offset);
-  }
+  bool string_at(std::uint64_t offset) const { return strtab_ && image_.string_readable(*strtab_ + offset); }
 
   // _dl_map_object_deps (elf/dl-deps.c) reads every DT_NEEDED name, and
   // matching names reads DT_SONAME; a search reads DT_RUNPATH/DT_RPATH.
@@ -661,39 +685,36 @@ private:
       return write_at(*offset, "a relative relocation");
     }
     if (type == 0) return {};
-    std::uint64_t s = dyn_.get(dt_symtab) + 24ull * sym;
-    auto name = image_.read(s, 4), st_info = image_.read(s + 4, 1), st_other = image_.read(s + 5, 1);
-    if (!name || !st_info || !st_other || !image_.read(s + 8, 8))
-      return crash("a relocation's symbol lies outside the mapped image");
-    auto shndx = image_.read(s + 6, 2), value = image_.read(s + 8, 8);
-    const bool global = (*st_info >> 4) != stb_local && (*st_other & 3) == stv_default;
+    auto symbol = sym_at(sym);
+    if (!symbol) return crash("a relocation's symbol lies outside the mapped image");
+    const bool global = (symbol->info >> 4) != stb_local && (symbol->other & 3) == stv_default;
     // An undefined symbol that binds locally is not looked up: its value is
     // the object's base, and whatever calls or reads it goes there.
-    if (*shndx == shn_undef && sym != 0 && !global)
+    if (symbol->shndx == shn_undef && sym != 0 && !global)
       return crash("a relocation binds an undefined local symbol to the object's base");
     // A name past DT_STRSZ is read all the same: whatever lies there is
     // looked up, and is not defined (a weak reference stays 0).
-    if (*shndx == shn_undef && global && (*st_info >> 4) != stb_weak && dyn_.has(dt_strsz) && *name >= dyn_.get(dt_strsz))
+    if (symbol->shndx == shn_undef && global && (symbol->info >> 4) != stb_weak && dyn_.has(dt_strsz) && symbol->name >= dyn_.get(dt_strsz))
       return refuse("undefined symbol: a name outside the string table");
     // RESOLVE_MAP (elf/dl-reloc.c): a symbol that binds locally is not looked up.
     if (global) {
-      if (!string_at(*name)) return crash("a relocation's symbol name lies outside the mapped image");
+      if (!string_at(symbol->name)) return crash("a relocation's symbol name lies outside the mapped image");
       // An empty name is looked up like any other, and nothing defines it.
-      if (*shndx == shn_undef && (*st_info >> 4) != stb_weak && name_at(*name) == std::string())
+      if (symbol->shndx == shn_undef && (symbol->info >> 4) != stb_weak && image_.read(*strtab_ + symbol->name, 1) == std::optional<std::uint64_t>(0))
         return refuse("undefined symbol: (an empty name)");
       // &l_versions[ndx]->hash: no table (ndx_high 0), or an index past it.
       if (ndx && (*ndx & 0x7fff) >= versions_) return crash("a relocation's symbol version index lies past the version table");
       // A definition of its own is looked up like any other: the object's
       // hash table must lead to it (a damaged one hides it).
-      if (*shndx != shn_undef && !own_found_.count(sym)) {
-        auto text = name_at(*name);
+      if (symbol->shndx != shn_undef && !own_found_.count(sym)) {
+        auto text = name_at(symbol->name);
         if (!finds_own(*text)) return refuse("undefined symbol: " + *text);
         own_found_.insert(sym);
       }
     }
     // A definition bound to an address outside the object's image: whatever
     // uses it (a constructor, a caller) jumps or reads there.
-    if (*shndx != shn_undef && *shndx != shn_abs && (*st_info & 0xf) != stt_tls && *value != 0 && !image_.mapped(*value))
+    if (symbol->shndx != shn_undef && symbol->shndx != shn_abs && (symbol->info & 0xf) != stt_tls && symbol->value != 0 && !image_.mapped(symbol->value))
       return crash("a relocation binds a symbol whose address lies outside the object");
     if (!known_type(type)) {
       char hex[16];
@@ -722,7 +743,7 @@ private:
               if (auto c = relocate(start + 24 * i, true, e); !c.ok()) return c;
               continue;
             }
-            if (!slot_ranges_.empty()) note_slot(v[0], v[2]);
+            if (v[0] >= slots_low_ && v[0] < slots_high_) note_slot(v[0], v[2]);
             if (v[0] >= writable_.first && v[0] + 8 <= writable_.second && v[0] + 8 > v[0]) continue;
             if (auto c = write_at(v[0], "a relative relocation"); !c.ok()) return c;
             continue;
@@ -784,6 +805,10 @@ private:
       if (auto size = section_size(".got.plt"); size && *size > 24 && *size < 8 * max_steps)
         plt_slots_ = std::make_pair(*at + 24, *at + *size);
     if (plt_slots_) slot_ranges_.push_back(*plt_slots_);
+    for (const auto& [low, high] : slot_ranges_) {
+      slots_low_ = std::min(slots_low_, low);
+      slots_high_ = std::max(slots_high_, high);
+    }
     if (!dyn_.has(dt_symtab)) return crash("relocation reads DT_SYMTAB, which is missing (a null pointer read)");
     if (auto c = relr(); !c.ok()) return c;
     struct Range {
@@ -917,8 +942,10 @@ private:
   std::optional<GnuTable> gnu_;
   std::optional<SysvTable> sysv_;
   std::unordered_set<std::uint32_t> own_found_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> slot_ranges_; // DT_INIT_ARRAY, DT_FINI_ARRAY
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> slot_ranges_; // DT_INIT_ARRAY, DT_FINI_ARRAY, the PLT's slots
+  std::uint64_t slots_low_ = UINT64_MAX, slots_high_ = 0; // their hull
   std::optional<std::uint64_t> versym_;
+  std::optional<std::uint64_t> symtab_, strtab_; // DT_SYMTAB, DT_STRTAB once the dynamic section is read
   std::optional<std::pair<std::uint64_t, std::uint64_t>> plt_slots_;
   std::pair<std::uint64_t, std::uint64_t> writable_{0, 0}; // a page known writable // symbols whose own definition the table leads to
 };
