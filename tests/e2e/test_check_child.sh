@@ -26,6 +26,9 @@ want=3
 has_driver && want=1
 
 note "a library that crashes in its constructor"
+# In a sanitizer build ASan would catch the child's SIGSEGV and exit 1: let
+# the child die of the signal, as it does in a release build.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 BAD_CUDART=crash check_json "$scratch/crash.json" "$want" -p "$scratch/env" --no-ld-library-path
 case "$(json "$scratch/crash.json" 'j["reason"]')" in
   *"the probe was killed by signal 11 (SIGSEGV) while opening $lib/libcudart.so.13") ;;
