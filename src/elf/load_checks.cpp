@@ -3,29 +3,30 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <unordered_set>
-#include <string>
-#include <string_view>
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "elf/byte_reader.hpp"
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
+#include "elf/load_image.hpp"
 
 namespace condacuda::elf {
 
 namespace {
-constexpr std::uint32_t pf_x = 1, pf_w = 2;
+constexpr std::uint32_t pf_x = LoadImage::pf_x, pf_w = LoadImage::pf_w;
 // check_match's ALLOWED_STT (elf/dl-lookup.c): the symbol types a lookup takes.
 constexpr unsigned allowed_stt = (1u << stt_notype) | (1u << stt_object) | (1u << stt_func) | (1u << stt_common) |
                                  (1u << stt_tls) | (1u << stt_gnu_ifunc);
 bool lookup_takes(std::uint8_t type) { return type < 16 && ((1u << type) & allowed_stt) != 0; }
 constexpr std::uint32_t pt_phdr = 6, pt_gnu_relro = 0x6474e552;
-constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_fini_array = 26, dt_fini_arraysz = 28, dt_init_array = 25, dt_init_arraysz = 27, dt_textrel = 22,
-                       dt_relrsz = 35, dt_relrent = 37, dt_relacount = 0x6ffffff9;
+constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_textrel = 22, dt_init_array = 25,
+                       dt_fini_array = 26, dt_init_arraysz = 27, dt_fini_arraysz = 28, dt_relrsz = 35,
+                       dt_relrent = 37, dt_relacount = 0x6ffffff9;
 constexpr std::uint64_t df_textrel = 0x4;
 // A mapping past the user address space of x86-64 (47 bits) cannot be made.
 constexpr std::uint64_t max_mapping = 1ull << 47;
@@ -42,198 +43,7 @@ struct LoadCommand {
   std::uint32_t flags;
 };
 
-// The image _dl_map_segments (elf/dl-map-segments.h) makes of the file, at
-// load bias 0: the first segment maps the whole reservation from the file,
-// a hole between segments becomes PROT_NONE, the other segments are mapped
-// over it, the tail of each segment's last file page is zeroed and its bss
-// mapped anonymous. File pages past the end of the file fault (SIGBUS).
-class Image {
-public:
-  enum class Fault { none, unmapped, past_file, read_only };
-
-  Image(ByteReader file, std::uint64_t page) : file_(file), page_(page) {}
-
-  void map(std::uint64_t start, std::uint64_t end, std::uint32_t flags, bool from_file, std::uint64_t offset) {
-    regions_.push_back({start, end, flags, from_file, offset});
-  }
-  void zero(std::uint64_t start, std::uint64_t end) { zeroed_.push_back({start, end}); }
-  void make_loads_writable() { textrel_ = true; } // DT_TEXTREL: _dl_relocate_object mprotects every segment
-
-  // What touching [addr, addr + n) meets (n <= 64: at most two pages).
-  Fault touch(std::uint64_t addr, std::uint64_t n, bool write) const {
-    if (n == 0) return Fault::none;
-    if (addr + n < addr) return Fault::unmapped;
-    if (auto f = touch_byte(addr, write); f != Fault::none) return f;
-    return touch_byte(addr + n - 1, write);
-  }
-
-  std::optional<std::uint64_t> read(std::uint64_t addr, std::uint64_t n) const {
-    // The common case: bytes of the file inside one region, not zeroed.
-    if (auto bytes = file_bytes(addr, n)) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, bytes->data(), static_cast<std::size_t>(n));
-      return v;
-    }
-    if (touch(addr, n, false) != Fault::none) return std::nullopt;
-    std::uint64_t v = 0;
-    for (std::uint64_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(byte(addr + i)) << (8 * i);
-    return v;
-  }
-
-  // The string at addr when it lies whole in the file's bytes of one region
-  // (the common case, read in place); else nullopt.
-  std::optional<std::string_view> string_in_file(std::uint64_t addr) const {
-    if (!file_bytes(addr, 1)) return std::nullopt;
-    const Region* r = at(addr);
-    std::uint64_t off = r->offset + (addr - r->start);
-    std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (r->end - r->start));
-    for (const auto& z : zeroed_)
-      if (z.first > addr) end = std::min(end, r->offset + (z.first - r->start));
-    return file_.cstring(off, end);
-  }
-
-  // The NUL-terminated string at addr, when it can be read whole.
-  std::optional<std::string> string_at(std::uint64_t addr) const {
-    if (auto text = string_in_file(addr)) return std::string(*text);
-    std::string out;
-    for (std::uint64_t i = 0; i < max_steps; ++i) {
-      if (touch(addr + i, 1, false) != Fault::none) return std::nullopt;
-      auto c = static_cast<char>(byte(addr + i));
-      if (c == 0) return out;
-      out.push_back(c);
-    }
-    return std::nullopt;
-  }
-
-  // Whether a NUL-terminated string at addr can be read whole.
-  bool string_readable(std::uint64_t addr) const {
-    if (string_in_file(addr)) return true;
-    for (std::uint64_t i = 0; i < max_steps; ++i) {
-      if (touch(addr + i, 1, false) != Fault::none) return false;
-      if (byte(addr + i) == 0) return true;
-    }
-    return false;
-  }
-
-  std::optional<std::span<const std::byte>> file_span(std::uint64_t addr, std::uint64_t n) const {
-    return file_bytes(addr, n);
-  }
-
-  bool executable(std::uint64_t addr) const {
-    const Region* r = at(addr);
-    // Zero-fill pages hold no code: executing zeros faults.
-    for (const auto& z : zeroed_)
-      if (addr >= z.first && addr < z.second) return false;
-    return r && (r->flags & pf_x) && r->from_file && touch(addr, 1, false) == Fault::none;
-  }
-
-  bool mapped(std::uint64_t addr) const { return at(addr) != nullptr; }
-
-  // The run of addresses around addr that writes reach without a fault (one
-  // piece of the sealed image, cut where its file pages end): a cache for
-  // the writes of relocation, which come by the hundred thousand.
-  std::pair<std::uint64_t, std::uint64_t> writable_run(std::uint64_t addr) const {
-    if (touch(addr, 1, true) != Fault::none || flat_.empty()) return {0, 0};
-    at(addr); // sets last_
-    const Piece& p = *last_;
-    std::uint64_t start = p.start, end = p.end;
-    if (p.region->from_file) {
-      std::uint64_t file_pages = (file_.size() + page_ - 1) & ~(page_ - 1);
-      std::uint64_t mapped_end = p.region->start + (file_pages > p.region->offset ? file_pages - p.region->offset : 0);
-      end = std::min(end, mapped_end);
-    }
-    return addr >= start && addr < end ? std::make_pair(start, end) : std::make_pair(addr, addr);
-  }
-
-private:
-  struct Region {
-    std::uint64_t start, end;
-    std::uint32_t flags; // p_flags; 0: PROT_NONE
-    bool from_file;
-    std::uint64_t offset; // file offset of `start`
-  };
-
-  const Region* at(std::uint64_t a) const {
-    if (flat_.empty()) return top_at(a);
-    // Reads come in runs (a table, a string): the last piece found first.
-    if (last_ && a >= last_->start && a < last_->end) return last_->region;
-    auto it = std::upper_bound(flat_.begin(), flat_.end(), a, [](std::uint64_t v, const Piece& p) { return v < p.start; });
-    if (it == flat_.begin()) return nullptr;
-    --it;
-    if (a >= it->end) return nullptr;
-    last_ = &*it;
-    return it->region;
-  }
-
-public:
-  // The image is complete: flattens the regions into disjoint pieces, each
-  // with the region on top, for lookups by binary search.
-  void seal() {
-    std::vector<std::uint64_t> cuts;
-    for (const auto& r : regions_) cuts.insert(cuts.end(), {r.start, r.end});
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
-      if (const Region* r = top_at(cuts[i])) {
-        if (!flat_.empty() && flat_.back().region == r && flat_.back().end == cuts[i]) flat_.back().end = cuts[i + 1];
-        else flat_.push_back({cuts[i], cuts[i + 1], r});
-      }
-    last_ = nullptr;
-  }
-
-private:
-
-  const Region* top_at(std::uint64_t a) const {
-    for (auto it = regions_.rbegin(); it != regions_.rend(); ++it)
-      if (a >= it->start && a < it->end) return &*it;
-    return nullptr;
-  }
-
-  // [addr, addr + n) as bytes of the file, when one region maps them from
-  // inside the file and no zeroed range touches them; else nullopt.
-  std::optional<std::span<const std::byte>> file_bytes(std::uint64_t addr, std::uint64_t n) const {
-    const Region* r = at(addr);
-    if (!r || (r->flags & 7) == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
-    for (const auto& z : zeroed_)
-      if (addr < z.second && addr + n > z.first) return std::nullopt;
-    std::uint64_t off = r->offset + (addr - r->start);
-    if (off < r->offset) return std::nullopt;
-    return file_.bytes(off, n);
-  }
-
-  Fault touch_byte(std::uint64_t a, bool write) const {
-    const Region* r = at(a);
-    if (!r || (r->flags & 7) == 0) return Fault::unmapped;
-    if (r->from_file) {
-      std::uint64_t off = r->offset + (a - r->start);
-      std::uint64_t file_pages = (file_.size() + page_ - 1) & ~(page_ - 1);
-      if (off < r->offset || off >= file_pages) return Fault::past_file;
-    }
-    if (write && !(r->flags & pf_w) && !textrel_) return Fault::read_only;
-    return Fault::none;
-  }
-
-  std::uint8_t byte(std::uint64_t a) const {
-    for (const auto& z : zeroed_)
-      if (a >= z.first && a < z.second) return 0;
-    const Region* r = at(a);
-    if (!r || !r->from_file) return 0;
-    auto b = file_.u8(r->offset + (a - r->start));
-    return b ? *b : 0; // past the end of the file within its last page: zeros
-  }
-
-  ByteReader file_;
-  std::uint64_t page_;
-  std::vector<Region> regions_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> zeroed_;
-  bool textrel_ = false;
-  struct Piece {
-    std::uint64_t start, end;
-    const Region* region;
-  };
-  std::vector<Piece> flat_;
-  mutable const Piece* last_ = nullptr;
-};
+using Image = LoadImage;
 
 const char* fault_words(Image::Fault f) {
   switch (f) {

@@ -1,0 +1,144 @@
+#include "elf/load_image.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace condacuda::elf {
+
+namespace {
+// A string longer than this is not read on (a hostile table of no NUL).
+constexpr std::uint64_t max_string = 1u << 22;
+} // namespace
+
+void LoadImage::seal() {
+  std::vector<std::uint64_t> cuts;
+  for (const auto& r : regions_) cuts.insert(cuts.end(), {r.start, r.end});
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i)
+    if (const Region* r = top_at(cuts[i])) {
+      if (!flat_.empty() && flat_.back().region == r && flat_.back().end == cuts[i]) flat_.back().end = cuts[i + 1];
+      else flat_.push_back({cuts[i], cuts[i + 1], r});
+    }
+  last_ = nullptr;
+}
+
+const LoadImage::Region* LoadImage::top_at(std::uint64_t a) const {
+  for (auto it = regions_.rbegin(); it != regions_.rend(); ++it)
+    if (a >= it->start && a < it->end) return &*it;
+  return nullptr;
+}
+
+const LoadImage::Region* LoadImage::at(std::uint64_t a) const {
+  if (flat_.empty()) return top_at(a);
+  if (last_ && a >= last_->start && a < last_->end) return last_->region;
+  auto it = std::upper_bound(flat_.begin(), flat_.end(), a, [](std::uint64_t v, const Piece& p) { return v < p.start; });
+  if (it == flat_.begin()) return nullptr;
+  --it;
+  if (a >= it->end) return nullptr;
+  last_ = &*it;
+  return it->region;
+}
+
+bool LoadImage::zeroed(std::uint64_t a) const {
+  return std::any_of(zeroed_.begin(), zeroed_.end(), [a](const auto& z) { return a >= z.first && a < z.second; });
+}
+
+LoadImage::Fault LoadImage::touch_byte(std::uint64_t a, bool write) const {
+  const Region* r = at(a);
+  if (!r || (r->flags & pf_rwx) == 0) return Fault::unmapped;
+  if (r->from_file) {
+    std::uint64_t off = r->offset + (a - r->start);
+    if (off < r->offset || off >= file_pages()) return Fault::past_file;
+  }
+  if (write && !(r->flags & pf_w) && !textrel_) return Fault::read_only;
+  return Fault::none;
+}
+
+LoadImage::Fault LoadImage::touch(std::uint64_t addr, std::uint64_t n, bool write) const {
+  if (n == 0) return Fault::none;
+  if (addr + n < addr) return Fault::unmapped;
+  if (auto f = touch_byte(addr, write); f != Fault::none) return f;
+  return touch_byte(addr + n - 1, write);
+}
+
+std::uint8_t LoadImage::byte(std::uint64_t a) const {
+  if (zeroed(a)) return 0;
+  const Region* r = at(a);
+  if (!r || !r->from_file) return 0;
+  auto b = file_.u8(r->offset + (a - r->start));
+  return b ? *b : 0; // past the end of the file within its last page: zeros
+}
+
+std::optional<std::span<const std::byte>> LoadImage::file_span(std::uint64_t addr, std::uint64_t n) const {
+  const Region* r = at(addr);
+  if (!r || (r->flags & pf_rwx) == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
+  for (const auto& z : zeroed_)
+    if (addr < z.second && addr + n > z.first) return std::nullopt;
+  std::uint64_t off = r->offset + (addr - r->start);
+  if (off < r->offset) return std::nullopt;
+  return file_.bytes(off, n);
+}
+
+std::optional<std::uint64_t> LoadImage::read(std::uint64_t addr, std::uint64_t n) const {
+  std::uint64_t v = 0;
+  if (auto bytes = file_span(addr, n)) { // the common case: read in place
+    std::memcpy(&v, bytes->data(), static_cast<std::size_t>(n));
+    return v;
+  }
+  if (touch(addr, n, false) != Fault::none) return std::nullopt;
+  for (std::uint64_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(byte(addr + i)) << (8 * i);
+  return v;
+}
+
+std::optional<std::string_view> LoadImage::string_in_file(std::uint64_t addr) const {
+  if (!file_span(addr, 1)) return std::nullopt;
+  const Region* r = at(addr);
+  std::uint64_t off = r->offset + (addr - r->start);
+  std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (r->end - r->start));
+  for (const auto& z : zeroed_)
+    if (z.first > addr) end = std::min(end, r->offset + (z.first - r->start));
+  return file_.cstring(off, end);
+}
+
+std::optional<std::string> LoadImage::string_at(std::uint64_t addr) const {
+  if (auto text = string_in_file(addr)) return std::string(*text);
+  std::string out;
+  for (std::uint64_t i = 0; i < max_string; ++i) {
+    if (touch(addr + i, 1, false) != Fault::none) return std::nullopt;
+    auto c = static_cast<char>(byte(addr + i));
+    if (c == 0) return out;
+    out.push_back(c);
+  }
+  return std::nullopt;
+}
+
+bool LoadImage::string_readable(std::uint64_t addr) const {
+  if (string_in_file(addr)) return true;
+  for (std::uint64_t i = 0; i < max_string; ++i) {
+    if (touch(addr + i, 1, false) != Fault::none) return false;
+    if (byte(addr + i) == 0) return true;
+  }
+  return false;
+}
+
+bool LoadImage::executable(std::uint64_t addr) const {
+  // Zero-fill holds no code: executing zeros faults.
+  const Region* r = at(addr);
+  return r && (r->flags & pf_x) && r->from_file && !zeroed(addr) && touch(addr, 1, false) == Fault::none;
+}
+
+std::pair<std::uint64_t, std::uint64_t> LoadImage::writable_run(std::uint64_t addr) const {
+  if (touch(addr, 1, true) != Fault::none || flat_.empty()) return {0, 0};
+  at(addr); // sets last_
+  const Piece& p = *last_;
+  std::uint64_t start = p.start, end = p.end;
+  if (p.region->from_file) {
+    // Cut where the file's pages end: writes past them fault (SIGBUS).
+    std::uint64_t pages = file_pages();
+    end = std::min(end, p.region->start + (pages > p.region->offset ? pages - p.region->offset : 0));
+  }
+  return addr >= start && addr < end ? std::make_pair(start, end) : std::make_pair(addr, addr);
+}
+
+} // namespace condacuda::elf
