@@ -124,7 +124,7 @@ Inventory build_inventory(const EnvSnapshot& s) {
     if (f.symlink && !f.resolved.empty()) continue;
     if (!f.elf || !f.elf->has_dynamic()) {
       if (auto kind = classify_library(base_name(f.path)); kind && !f.symlink)
-        inv.unusable.push_back({f.path, std::string(kind->id), f.elf ? "no dynamic section" : f.elf_error});
+        inv.unusable.push_back({f.path, std::string(kind->id)});
       continue;
     }
     std::vector<std::string> needed;

@@ -41,7 +41,6 @@ struct LibraryFolder {
 struct UnusableLibrary {
   std::string file;      // relative to the prefix
   std::string component; // from the file name
-  std::string why;       // what the scan saw ("" when it is simply not ELF)
 };
 
 struct Inventory {

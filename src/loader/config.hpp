@@ -16,6 +16,10 @@ namespace condacuda::loader {
 struct LoaderConfig {
   int glibc_minor = 36;         // glibc 2.<minor>; hwcaps and cache rules depend on it
   std::uint16_t machine = 62;   // e_machine of the host (EM_X86_64)
+  std::uint64_t page_size = 4096; // GLRO(dl_pagesize)
+  // The largest private writable mapping the kernel grants (sys::commit_limit):
+  // a larger bss cannot be mapped.
+  std::uint64_t commit_limit = UINT64_MAX;
   std::string interp = "/lib64/ld-linux-x86-64.so.2"; // PT_INTERP path of ld.so
   std::string interp_soname = "ld-linux-x86-64.so.2";
 

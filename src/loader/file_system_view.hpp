@@ -4,6 +4,7 @@
 // stat + mmap and caching; tests can implement it in memory.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "elf/elf_object.hpp"
@@ -21,7 +22,10 @@ struct OpenedFile {
   elf::HeaderCheck header;        // valid when opened and not a directory
   std::shared_ptr<const elf::ElfObject> elf; // when the header is acceptable and parsing worked
   std::string parse_error;        // header acceptable but condacuda could not parse the tables
-  elf::LoadCheck load;            // parsed: what mapping, relocating and initialising it would meet
+  // What mapping, relocating and initialising it would meet: computed by the
+  // simulator the first time it maps the file (only a load needs it: `lock`
+  // and `info` never walk relocation tables), kept with the file.
+  mutable std::optional<elf::LoadCheck> load;
 
   bool opened() const { return open_errno == 0; }
 };

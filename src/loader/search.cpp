@@ -246,7 +246,8 @@ std::optional<LoadError> Simulator::check_new_object(const OpenedFile& opened, c
     return load_error(ErrorKind::bad_file, name, "shared object cannot be dlopen()ed", -1);
   (void)realname;
   // What mapping, relocating and initialising it would meet (elf/load_checks.hpp).
-  if (!opened.load.ok()) return load_error(ErrorKind::bad_file, name, opened.load.reason, -1);
+  if (!opened.load) opened.load = elf::check_load(elf.bytes().data, config_.machine, config_.page_size, config_.commit_limit);
+  if (!opened.load->ok()) return load_error(ErrorKind::bad_file, name, opened.load->reason, -1);
   return std::nullopt;
 }
 

@@ -2,14 +2,11 @@
 
 #include <cerrno>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 
 namespace condacuda::sys {
-
-DiskFileView::DiskFileView(std::uint16_t host_machine) : machine_(host_machine), commit_limit_(commit_limit()) {}
 
 const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_path) {
   auto it = cache_.find(absolute_path);
@@ -36,12 +33,8 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
         p.header = elf::verify_header(bytes->data, machine_);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
           auto parsed = elf::ElfObject::parse(*bytes, true);
-          if (parsed) {
-            p.elf = *parsed;
-            p.load = elf::check_load(bytes->data, machine_, static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)), commit_limit_);
-          } else {
-            p.parse_error = parsed.error().message;
-          }
+          if (parsed) p.elf = *parsed;
+          else p.parse_error = parsed.error().message;
         }
       }
     }

@@ -10,7 +10,7 @@ namespace condacuda::sys {
 
 class DiskFileView final : public loader::FileSystemView {
 public:
-  explicit DiskFileView(std::uint16_t host_machine);
+  explicit DiskFileView(std::uint16_t host_machine) : machine_(host_machine) {}
   const loader::OpenedFile& open_verify(const std::string& absolute_path) override;
   bool directory_exists(const std::string& absolute_path) override;
   // Reuse a mapping another reader already made of this path (env_scan):
@@ -19,7 +19,6 @@ public:
 
 private:
   std::uint16_t machine_;
-  std::uint64_t commit_limit_; // sys::commit_limit(): what a writable mapping may reach
   std::unordered_map<std::string, loader::OpenedFile> cache_;
   std::unordered_map<std::string, bool> directories_;
   std::unordered_map<std::string, elf::FileBytes> adopted_;

@@ -88,6 +88,8 @@ MachineFacts detect_machine(const std::string& cache_path) {
   loader::LoaderConfig& c = facts.config;
   c.glibc_minor = glibc_minor();
   detect_cpu(c);
+  c.page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  c.commit_limit = commit_limit();
   detect_dirs(c);
   if (const char* llp = std::getenv("LD_LIBRARY_PATH")) c.ld_library_path = std::string(llp);
   if (const char* bn = std::getenv("LD_BIND_NOW")) c.bind_now = *bn != '\0';
