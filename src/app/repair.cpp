@@ -5,7 +5,9 @@
 #include "sys/machine.hpp"
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
+#include "repair/activation.hpp"
 #include "sys/system_cuda.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::app {
 
@@ -46,6 +48,25 @@ std::vector<std::string> own_links(const std::string& prefix, const std::optiona
   return links;
 }
 
+std::vector<repair::PinnedNow> pinned_now(const std::optional<repair::Manifest>& previous) {
+  std::vector<repair::PinnedNow> out;
+  if (previous)
+    for (const auto& p : previous->pins) out.push_back({p.path, p.offsets});
+  return out;
+}
+
+// What the pins must withstand not activated: the machine's system CUDA
+// folders first, then this shell's value without the env's hook.
+std::optional<std::string> hostile_value(const doctor::DoctorInputs& inputs, const std::vector<std::string>& system) {
+  auto shell = repair::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+  std::vector<std::string> parts = system;
+  if (shell && !shell->empty()) parts.push_back(*shell);
+  if (parts.empty()) return std::nullopt;
+  return util::join(parts, ":");
+}
+
+bool is_venv(const env::EnvRecord& env) { return env.kind == env::EnvKind::venv || env.kind == env::EnvKind::uv; }
+
 // The verdict after, as doctor sees the env now (a fresh view: new links exist).
 std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
   sys::DiskFileView fresh(sys::host_machine());
@@ -55,6 +76,11 @@ std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
   return std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
 }
 } // namespace
+
+bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Manifest>& previous) {
+  if (previous) return previous->pin;
+  return is_venv(env);
+}
 
 RepairOutcome repair(const RepairOptions& options) {
   RepairOutcome o;
@@ -75,8 +101,17 @@ RepairOutcome repair(const RepairOptions& options) {
     e.message += " (condacuda will not guess what it created; fix or remove it)";
     return failed(std::move(o), e);
   }
-  o.plan = repair::plan_repair(*inputs, files, own_links(prefix, *previous));
-  o.verification = repair::verify_plan(o.plan, *inputs, sys::system_cuda_dirs(), files);
+  const auto system = sys::system_cuda_dirs();
+  repair::PlanRequest request;
+  request.own_links = own_links(prefix, *previous);
+  request.pinned_now = pinned_now(*previous);
+  request.pin = options.pin.value_or(pins_by_default(options.env, *previous));
+  request.hostile_ld_library_path = hostile_value(*inputs, system);
+  if (request.pin && !options.pin && is_venv(options.env) && !*previous)
+    o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
+                      "env's libraries win without it; --no-pin does not");
+  o.plan = repair::plan_repair(*inputs, files, request);
+  o.verification = repair::verify_plan(o.plan, *inputs, system, files, request.pinned_now);
   auto desired = repair::desired_state(o.plan, options.shells, tool);
   if (!desired) return failed(std::move(o), desired.error());
   for (const auto& d : desired->entries)
@@ -85,17 +120,20 @@ RepairOutcome repair(const RepairOptions& options) {
     return finish(std::move(o), RepairStatus::cannot_repair,
                   "the plan does not make every root load (see the failing situations above)");
   o.changes = repair::compute_changes(*desired, *previous,
-                                      sys::read_path_states(*tree, repair::paths_of(*desired, *previous)), tool);
+                                      sys::read_path_states(*tree, repair::paths_of(*desired, *previous)), tool,
+                                      sys::read_pin_states(*tree, sys::pin_offsets(&*desired, *previous)));
   if (o.changes->conflicts())
     return finish(std::move(o), RepairStatus::conflict,
                   "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again");
   bool manifest_same = *previous && (*previous)->entries == o.changes->manifest.entries &&
-                       (*previous)->folders == o.changes->manifest.folders;
+                       (*previous)->folders == o.changes->manifest.folders &&
+                       (*previous)->pins == o.changes->manifest.pins && (*previous)->pin == o.changes->manifest.pin;
   if (options.dry_run)
     return finish(std::move(o), o.changes->writes() || !manifest_same ? RepairStatus::would_repair : RepairStatus::unchanged);
   RepairStatus status = RepairStatus::repaired;
-  if (!o.changes->writes() && (manifest_same || (!*previous && desired->entries.empty()))) {
-    status = desired->entries.empty() ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
+  const bool wants_nothing = desired->entries.empty() && desired->pins.empty();
+  if (!o.changes->writes() && (manifest_same || (!*previous && wants_nothing))) {
+    status = wants_nothing ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
   } else {
     if (auto applied = apply_repair(*tree, *desired, *previous, *o.changes); !applied)
       return failed(std::move(o), applied.error());
@@ -142,7 +180,7 @@ void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& e
   RepairOutcome o;
   o.env = *env;
   if (!shells) o = failed(std::move(o), shells.error());
-  else o = repair({*env, *shells, false});
+  else o = repair({*env, *shells, false, std::nullopt});
   append_message(env->prefix, post_link_message(o));
 }
 

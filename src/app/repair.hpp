@@ -18,6 +18,9 @@ struct RepairOptions {
   env::EnvRecord env;
   std::vector<repair::Shell> shells; // posix is always among them
   bool dry_run = false;
+  // --pin / --no-pin; unset: what the last repair did, else pin in a venv or
+  // uv env (no conda activation runs a hook there) and not in a conda env.
+  std::optional<bool> pin;
 };
 
 enum class RepairStatus {
@@ -43,7 +46,11 @@ struct RepairOutcome {
   RepairStatus status = RepairStatus::error;
   std::optional<Error> error; // status error: said once, nothing else to show
   std::vector<std::string> warnings; // what reading the env skipped (unreadable records, ...)
+  std::vector<std::string> notes;    // what the user should know (why it pins, ...)
 };
+
+// Whether a repair of `env` pins (RepairOptions::pin).
+bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Manifest>& previous);
 
 RepairOutcome repair(const RepairOptions& options);
 

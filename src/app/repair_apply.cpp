@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <set>
 
+#include "elf/pin.hpp"
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
+#include "util/sha256.hpp"
 
 namespace condacuda::app {
 
@@ -64,10 +66,78 @@ Status carry_out(sys::PrefixTree& tree, const repair::DesiredState& desired, con
   return make_error(ErrorCode::internal, "no content for a planned file", tree.path() + "/" + c.path);
 }
 
+// Keeps the original of a library about to be pinned at its store path: a
+// hard link (the same inode, no space while a package cache shares it), else
+// a copy. A store left by a killed run is replaced.
+Status keep_original(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
+  if (auto s = tree.remove_file(pin.original); !s) return s.error();
+  auto linked = tree.hard_link(pin.path, pin.original);
+  if (!linked) return linked.error();
+  if (tree.file_sha256(pin.original) == pin.original_sha256) return ok_status();
+  auto content = tree.read_content(pin.path, sys::pin_cap);
+  if (!content) return content.error();
+  if (!*content || util::to_hex(util::sha256((*content)->bytes)) != pin.original_sha256)
+    return make_error(ErrorCode::conflict, "changed while condacuda was pinning it", tree.path() + "/" + pin.path);
+  return tree.write_file(pin.original, (*content)->bytes, (*content)->mode);
+}
+
+// The library with its tags changed, written beside it and renamed over it: a
+// new inode, so that a package cache sharing the old one is never changed.
+Status write_retagged(sys::PrefixTree& tree, const repair::ManifestPin& pin, bool pinning) {
+  auto content = tree.read_content(pin.path, sys::pin_cap);
+  if (!content) return content.error();
+  const std::string& from_sha = pinning ? pin.original_sha256 : pin.pinned_sha256;
+  const std::string& to_sha = pinning ? pin.pinned_sha256 : pin.original_sha256;
+  if (!*content || util::to_hex(util::sha256((*content)->bytes)) != from_sha)
+    return make_error(ErrorCode::conflict, "changed while condacuda was changing it", tree.path() + "/" + pin.path);
+  auto retagged = pinning ? elf::retag((*content)->bytes, pin.offsets, elf::runpath_tag, elf::rpath_tag)
+                          : elf::retag((*content)->bytes, pin.offsets, elf::rpath_tag, elf::runpath_tag);
+  if (!retagged || util::to_hex(util::sha256(*retagged)) != to_sha)
+    return make_error(ErrorCode::internal, "the retagged library is not what was planned", tree.path() + "/" + pin.path);
+  return tree.write_file(pin.path, *retagged, (*content)->mode);
+}
+
+// The original back at the library's path: its kept inode when it is intact
+// (the package cache's again, where it was shared), else the tags changed
+// back; then the kept copy goes.
+Status restore_original(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
+  bool restored = false;
+  if (tree.file_sha256(pin.original) == pin.original_sha256) {
+    auto linked = tree.replace_with_link(pin.original, pin.path);
+    if (!linked) return linked.error();
+    restored = *linked;
+  }
+  if (!restored)
+    if (auto s = write_retagged(tree, pin, false); !s) return s.error();
+  return tree.remove_file(pin.original);
+}
+
+Status carry_out_pin(sys::PrefixTree& tree, const repair::PinChange& c) {
+  using A = repair::PinChange::Action;
+  switch (c.action) {
+  case A::pin:
+    if (auto s = keep_original(tree, c.pin); !s) return s.error();
+    return write_retagged(tree, c.pin, true);
+  case A::unpin: return restore_original(tree, c.pin);
+  case A::drop: return tree.remove_file(c.pin.original);
+  case A::keep:
+  case A::leave:
+  case A::conflict: return ok_status();
+  }
+  return ok_status();
+}
+
+bool pins_something(const repair::ChangeSet& changes) {
+  return std::any_of(changes.pins.begin(), changes.pins.end(),
+                     [](const repair::PinChange& c) { return c.action == repair::PinChange::Action::pin; });
+}
+
 // The folders the wanted files need that do not exist yet, parents first,
 // beginning with the manifest's own (etc, etc/condacuda).
-std::vector<std::string> missing_folders(const sys::PrefixTree& tree, const repair::DesiredState& desired) {
+std::vector<std::string> missing_folders(const sys::PrefixTree& tree, const repair::DesiredState& desired,
+                                         const repair::ChangeSet& changes) {
   std::vector<std::string> wanted = folders_to(own_folder), files, missing;
+  if (pins_something(changes)) add_once(wanted, repair::originals_folder);
   for (const auto& d : desired.entries) files.push_back(d.entry.path);
   for (const auto& f : folders_of(files)) add_once(wanted, f);
   for (const auto& f : wanted)
@@ -113,9 +183,10 @@ Status remove_manifest_folder(sys::PrefixTree& tree, const std::vector<std::stri
   return ok_status();
 }
 
-// What a killed run left: temporaries beside condacuda's files and folders.
+// What a killed run left: temporaries beside condacuda's files and folders
+// (the pinned libraries' among them).
 void remove_temporaries(sys::PrefixTree& tree, const std::vector<std::string>& paths) {
-  for (const char* folder : {"", "etc", own_folder}) tree.remove_temporaries(folder);
+  for (const char* folder : {"", "etc", own_folder, repair::originals_folder}) tree.remove_temporaries(folder);
   for (const auto& folder : folders_of(paths)) tree.remove_temporaries(folder);
 }
 
@@ -130,10 +201,12 @@ Result<sys::PrefixTree> open_locked(const std::string& prefix) {
 
 Status apply_repair(sys::PrefixTree& tree, const repair::DesiredState& desired,
                     const std::optional<repair::Manifest>& previous, repair::ChangeSet& changes) {
-  remove_temporaries(tree, repair::paths_of(desired, previous));
+  std::vector<std::string> touched = repair::paths_of(desired, previous);
+  for (const auto& p : repair::pin_paths_of(desired, previous)) touched.push_back(p);
+  remove_temporaries(tree, touched);
   repair::Manifest& next = changes.manifest;
   // Folders to create, recorded in the journal before any is made.
-  std::vector<std::string> to_make = missing_folders(tree, desired);
+  std::vector<std::string> to_make = missing_folders(tree, desired, changes);
   for (const auto& f : to_make) add_once(next.dirs, f);
   if (changes.writes() || !to_make.empty())
     if (auto s = write_journal(tree, repair::journal_of(next, previous)); !s) return s.error();
@@ -141,6 +214,8 @@ Status apply_repair(sys::PrefixTree& tree, const repair::DesiredState& desired,
   for (const auto& c : changes.changes) {
     if (auto s = carry_out(tree, desired, c); !s) return s.error();
   }
+  for (const auto& c : changes.pins)
+    if (auto s = carry_out_pin(tree, c); !s) return s.error();
   return write_manifest(tree, next);
 }
 
@@ -149,15 +224,25 @@ Result<Applied> apply_undo(const std::string& prefix) {
   if (!tree) return tree.error();
   auto manifest = sys::read_manifest(*tree);
   if (!manifest) return manifest.error();
-  std::vector<std::string> paths;
-  if (*manifest)
+  std::vector<std::string> paths, touched;
+  if (*manifest) {
     for (const auto& e : (*manifest)->entries) paths.push_back(e.path);
-  remove_temporaries(*tree, paths);
+    touched = paths;
+    for (const auto& p : (*manifest)->pins) touched.push_back(p.path);
+  }
+  remove_temporaries(*tree, touched);
   if (!*manifest) return Applied{};
   const repair::Manifest& m = **manifest;
-  Applied applied{repair::undo_changes(m, sys::read_path_states(*tree, paths)), true};
+  Applied applied{repair::undo_changes(m, sys::read_path_states(*tree, paths),
+                                       sys::read_pin_states(*tree, sys::pin_offsets(nullptr, m))),
+                  true};
   repair::Manifest left = m;
   left.entries.clear();
+  left.pins.clear();
+  for (const auto& c : applied.changes.pins) {
+    if (c.action == repair::PinChange::Action::leave) left.pins.push_back(c.pin);
+    else if (auto s = carry_out_pin(*tree, c); !s) return s.error();
+  }
   for (const auto& c : applied.changes.changes) {
     if (c.action == repair::Change::Action::remove) {
       if (auto s = tree->remove_file(c.path); !s) return s.error();
@@ -166,7 +251,7 @@ Result<Applied> apply_undo(const std::string& prefix) {
         if (e.path == c.path) left.entries.push_back(e);
     }
   }
-  if (!left.entries.empty()) {
+  if (!left.entries.empty() || !left.pins.empty()) {
     // Something stays: so does the manifest, listing what is left.
     if (auto s = write_manifest(*tree, left); !s) return s.error();
     return applied;

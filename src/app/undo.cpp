@@ -7,7 +7,9 @@ namespace condacuda::app {
 
 bool UndoOutcome::left_something() const {
   return std::any_of(changes.changes.begin(), changes.changes.end(),
-                     [](const repair::Change& c) { return c.action == repair::Change::Action::leave; });
+                     [](const repair::Change& c) { return c.action == repair::Change::Action::leave; }) ||
+         std::any_of(changes.pins.begin(), changes.pins.end(),
+                     [](const repair::PinChange& c) { return c.action == repair::PinChange::Action::leave; });
 }
 
 Result<UndoOutcome> undo(const env::EnvRecord& env) {

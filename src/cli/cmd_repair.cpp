@@ -12,6 +12,7 @@ struct RepairArgs {
   OutputArgs out;
   bool dry_run = false;
   bool post_link = false;
+  bool pin = false, no_pin = false;
   std::string shells = "sh,fish,csh";
 };
 
@@ -53,7 +54,9 @@ int repair_command(const RepairArgs& args) {
     print_error(shells.error().describe());
     return exit_bad_input;
   }
-  auto outcome = app::repair({*env, *shells, args.dry_run});
+  std::optional<bool> pin;
+  if (args.pin || args.no_pin) pin = args.pin;
+  auto outcome = app::repair({*env, *shells, args.dry_run, pin});
   for (const auto& w : outcome.warnings) print_warning(w);
   if (outcome.error) {
     print_error(outcome.error->describe());
@@ -75,6 +78,10 @@ Command add_repair(CLI::App& root) {
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
   sub->add_flag("--dry-run", args->dry_run, "Plan and verify, write nothing");
+  auto* pin = sub->add_flag("--pin", args->pin,
+                            "Also make the env load without activation (Jupyter, cron, srun): the DT_RUNPATH of the "
+                            "libraries LD_LIBRARY_PATH would shadow becomes DT_RPATH (kept by later repairs)");
+  sub->add_flag("--no-pin", args->no_pin, "Do not pin (and take back the pins of an earlier repair)")->excludes(pin);
   sub->add_option("--shells", args->shells, "Hook flavours to write: sh (always), fish, csh")->capture_default_str();
   sub->add_flag("--post-link", args->post_link,
                 "For conda link scripts: never fail, say what happened in $PREFIX/.messages.txt, print nothing");

@@ -140,6 +140,17 @@ std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
   return reader_.cstring(strtab_offset_ + offset, strtab_end_);
 }
 
+std::vector<std::uint64_t> ElfObject::dynamic_entry_offsets(std::int64_t tag) const {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t i = 0; i < dynamic_size_ / dyn_size; ++i) {
+    std::uint64_t at = dynamic_offset_ + i * dyn_size;
+    auto t = reader_.i64(at);
+    if (!t || *t == dt_null) break;
+    if (*t == tag) out.push_back(at);
+  }
+  return out;
+}
+
 Status ElfObject::parse_dynamic_entries() {
   const ByteReader& r = reader_;
   std::uint64_t count = dynamic_size_ / dyn_size;

@@ -172,6 +172,10 @@ public:
   };
   std::vector<RelocationRef> relocation_order() const;
 
+  // File offsets of the dynamic entries with tag `tag`, up to DT_NULL, in
+  // table order (where ld.so reads them: the dynamic section at p_vaddr).
+  std::vector<std::uint64_t> dynamic_entry_offsets(std::int64_t tag) const;
+
 private:
   ElfObject() = default;
   Status parse_headers();

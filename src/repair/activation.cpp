@@ -88,6 +88,15 @@ bool remove_entries(std::string& value, const std::string& entries) {
   return false;
 }
 
+std::optional<std::string> not_activated_value(const std::optional<std::string>& current,
+                                               const std::optional<std::string>& added_before) {
+  if (!current || !added_before) return current;
+  std::string value = *current;
+  if (!remove_entries(value, *added_before)) return current;
+  if (value.empty()) return std::nullopt;
+  return value;
+}
+
 std::optional<std::string> activate_ld_library_path(const std::optional<std::string>& current,
                                                     const std::vector<std::string>& folders,
                                                     const std::optional<std::string>& added_before) {

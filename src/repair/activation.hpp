@@ -62,6 +62,13 @@ std::optional<std::string> activate_ld_library_path(const std::optional<std::str
                                                     const std::vector<std::string>& folders,
                                                     const std::optional<std::string>& added_before);
 
+// The LD_LIBRARY_PATH of a launch from this shell that does not activate the
+// env (a Jupyter kernel, cron, srun, an IDE): `current` without what the env's
+// hook added here (`added_before`, when it is active in this shell). Empty
+// means unset to ld.so (_dl_init_paths skips an empty value).
+std::optional<std::string> not_activated_value(const std::optional<std::string>& current,
+                                               const std::optional<std::string>& added_before);
+
 // The two variables the hooks read and write; nullopt = unset.
 struct HookEnvironment {
   std::optional<std::string> ld_library_path;

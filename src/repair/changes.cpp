@@ -19,13 +19,28 @@ const char* to_string(Change::Action a) {
   return "keep";
 }
 
+const char* to_string(PinChange::Action a) {
+  switch (a) {
+  case PinChange::Action::pin: return "pin";
+  case PinChange::Action::keep: return "keep";
+  case PinChange::Action::unpin: return "unpin";
+  case PinChange::Action::drop: return "drop";
+  case PinChange::Action::leave: return "leave";
+  case PinChange::Action::conflict: return "conflict";
+  }
+  return "keep";
+}
+
 bool ChangeSet::conflicts() const {
-  return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.action == Change::Action::conflict; });
+  return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.action == Change::Action::conflict; }) ||
+         std::any_of(pins.begin(), pins.end(), [](const PinChange& c) { return c.action == PinChange::Action::conflict; });
 }
 
 bool ChangeSet::writes() const {
   return std::any_of(changes.begin(), changes.end(), [](const Change& c) {
     return c.action == Change::Action::create || c.action == Change::Action::update || c.action == Change::Action::remove;
+  }) || std::any_of(pins.begin(), pins.end(), [](const PinChange& c) {
+    return c.action == PinChange::Action::pin || c.action == PinChange::Action::unpin || c.action == PinChange::Action::drop;
   });
 }
 
@@ -43,6 +58,8 @@ Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<She
   }
   for (const auto& l : plan.links) d.entries.push_back({{l.path, ManifestEntry::Kind::symlink, "", l.target, "", ""}, ""});
   std::sort(d.entries.begin(), d.entries.end(), [](const auto& a, const auto& b) { return a.entry.path < b.entry.path; });
+  d.pin = plan.pin;
+  d.pins = plan.pins;
   return d;
 }
 
@@ -70,6 +87,11 @@ Manifest journal_of(const Manifest& next, const std::optional<Manifest>& previou
   for (const auto& old : previous->entries)
     if (std::none_of(journal.entries.begin(), journal.entries.end(), [&](const auto& j) { return j.path == old.path; }))
       journal.entries.push_back(old);
+  // A pin being replaced or undone stays listed until the final manifest:
+  // a kill leaves its file original or pinned, and its kept original.
+  for (const auto& old : previous->pins)
+    if (std::none_of(journal.pins.begin(), journal.pins.end(), [&](const auto& j) { return j.path == old.path; }))
+      journal.pins.push_back(old);
   return journal;
 }
 
@@ -92,11 +114,76 @@ PathState state_of(const std::map<std::string, PathState>& disk, const std::stri
 }
 } // namespace
 
+namespace {
+const ManifestPin* find_pin(const std::optional<Manifest>& m, const std::string& path) {
+  if (!m) return nullptr;
+  for (const auto& p : m->pins)
+    if (p.path == path) return &p;
+  return nullptr;
+}
+
+PinDisk pin_disk_of(const std::map<std::string, PinDisk>& disk, const std::string& path) {
+  auto it = disk.find(path);
+  return it == disk.end() ? PinDisk{} : it->second;
+}
+
+// A pin of the previous manifest against the disk: what undo does, and what
+// repair does with one it no longer wants.
+PinChange undo_pin(const ManifestPin& old, const PinDisk& now) {
+  if (now.sha256 == old.pinned_sha256) return {PinChange::Action::unpin, old, "pinned by condacuda, unchanged"};
+  if (now.sha256 == old.original_sha256) return {PinChange::Action::drop, old, "already the original"};
+  return {PinChange::Action::leave, old,
+          now.sha256.empty() ? "no longer a regular file: left in place" : "changed since condacuda pinned it: left in place"};
+}
+
+PinChange wanted_pin(const PlannedPin& want, const ManifestPin* old, const PinDisk& now) {
+  ManifestPin fresh{want.path, now.sha256, now.pinned_sha256, want.offsets, original_store_path(want.path)};
+  if (old && now.sha256 == old->pinned_sha256) return {PinChange::Action::keep, *old, "pinned already"};
+  if (old && now.sha256 == old->original_sha256) return {PinChange::Action::pin, *old, "original again: pinned"};
+  if (now.sha256.empty()) return {PinChange::Action::conflict, fresh, "not a regular file reached without links"};
+  if (now.pinned_sha256.empty())
+    return {PinChange::Action::conflict, fresh, "its DT_RUNPATH is not where the plan found it"};
+  return {PinChange::Action::pin, fresh, old ? "replaced since the last pin: pinned anew" : "new"};
+}
+} // namespace
+
+std::vector<PinChange> pin_changes(const std::vector<PlannedPin>& wanted, const std::optional<Manifest>& previous,
+                                   const std::map<std::string, PinDisk>& disk) {
+  std::vector<PinChange> out;
+  for (const auto& w : wanted) out.push_back(wanted_pin(w, find_pin(previous, w.path), pin_disk_of(disk, w.path)));
+  if (previous)
+    for (const auto& old : previous->pins)
+      if (std::none_of(wanted.begin(), wanted.end(), [&](const PlannedPin& w) { return w.path == old.path; }))
+        out.push_back(undo_pin(old, pin_disk_of(disk, old.path)));
+  return out;
+}
+
+std::vector<std::string> pin_paths_of(const DesiredState& desired, const std::optional<Manifest>& previous) {
+  std::set<std::string> paths;
+  for (const auto& p : desired.pins) paths.insert(p.path);
+  if (previous)
+    for (const auto& p : previous->pins) paths.insert(p.path);
+  return {paths.begin(), paths.end()};
+}
+
+// The pins a manifest lists after `changes`: the wanted ones, and those left.
+static std::vector<ManifestPin> pins_after(const std::vector<PinChange>& changes) {
+  std::vector<ManifestPin> out;
+  for (const auto& c : changes)
+    if (c.action == PinChange::Action::pin || c.action == PinChange::Action::keep || c.action == PinChange::Action::leave)
+      out.push_back(c.pin);
+  return out;
+}
+
 ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manifest>& previous,
-                          const std::map<std::string, PathState>& disk, const std::string& tool) {
+                          const std::map<std::string, PathState>& disk, const std::string& tool,
+                          const std::map<std::string, PinDisk>& pin_disk) {
   ChangeSet set;
   set.manifest.tool = tool;
   set.manifest.folders = desired.folders;
+  set.manifest.pin = desired.pin;
+  set.pins = pin_changes(desired.pins, previous, pin_disk);
+  set.manifest.pins = pins_after(set.pins);
   if (previous) set.manifest.dirs = previous->dirs;
   for (const auto& want : desired.entries) {
     const auto& path = want.entry.path;
@@ -138,8 +225,10 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
   return set;
 }
 
-ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk) {
+ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk,
+                       const std::map<std::string, PinDisk>& pin_disk) {
   ChangeSet set;
+  for (const auto& p : manifest.pins) set.pins.push_back(undo_pin(p, pin_disk_of(pin_disk, p.path)));
   for (const auto& e : manifest.entries) {
     PathState now = state_of(disk, e.path);
     if (now.kind == PathState::Kind::absent) continue;

@@ -21,6 +21,8 @@ struct DesiredEntry {
 struct DesiredState {
   std::vector<std::string> folders;
   std::vector<DesiredEntry> entries; // sorted by path
+  bool pin = false;
+  std::vector<PlannedPin> pins;      // sorted by path
 };
 
 // The hooks rendered for the plan's folders (none when there are no folders)
@@ -59,8 +61,33 @@ struct Change {
 };
 const char* to_string(Change::Action a);
 
+// What a pinned (or to be pinned) library is now: its sha256 ("" when it is
+// not a regular file reached without links), and the sha256 it would have
+// pinned ("" when its DT_RUNPATH tags are not where the plan says: it is
+// pinned already, or another file).
+struct PinDisk {
+  std::string sha256;
+  std::string pinned_sha256;
+};
+
+struct PinChange {
+  enum class Action {
+    pin,      // change the tags (the original kept first)
+    keep,     // pinned as wanted
+    unpin,    // ours, no longer wanted: the original back
+    drop,     // the original is there already: only the kept copy goes
+    leave,    // changed since condacuda pinned it: left, reported, kept in the manifest
+    conflict, // cannot be pinned as planned: nothing is written
+  };
+  Action action = Action::keep;
+  ManifestPin pin;
+  std::string reason;
+};
+const char* to_string(PinChange::Action a);
+
 struct ChangeSet {
   std::vector<Change> changes;
+  std::vector<PinChange> pins;
   Manifest manifest; // what the manifest says after the changes
   bool conflicts() const;
   bool writes() const; // something other than keep
@@ -69,14 +96,23 @@ struct ChangeSet {
 // Compares wanted and present state. `disk` has the state of every wanted
 // path and of every path of `previous`.
 ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manifest>& previous,
-                          const std::map<std::string, PathState>& disk, const std::string& tool);
+                          const std::map<std::string, PathState>& disk, const std::string& tool,
+                          const std::map<std::string, PinDisk>& pin_disk = {});
 
 // Paths whose state a change set depends on: the wanted ones and the previous
 // manifest's, sorted, each once.
 std::vector<std::string> paths_of(const DesiredState& desired, const std::optional<Manifest>& previous);
 
-// What undo does with the paths of a manifest.
-ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk);
+// The pins wanted against those of the previous manifest and the disk
+// (`disk` has every path of both).
+std::vector<PinChange> pin_changes(const std::vector<PlannedPin>& wanted, const std::optional<Manifest>& previous,
+                                   const std::map<std::string, PinDisk>& disk);
+// Paths whose PinDisk the pin changes depend on, sorted, each once.
+std::vector<std::string> pin_paths_of(const DesiredState& desired, const std::optional<Manifest>& previous);
+
+// What undo does with the paths of a manifest (and its pins, with `pin_disk`).
+ChangeSet undo_changes(const Manifest& manifest, const std::map<std::string, PathState>& disk,
+                       const std::map<std::string, PinDisk>& pin_disk = {});
 
 // True when the thing on disk is exactly what the manifest entry recorded.
 bool matches(const ManifestEntry& entry, const PathState& state);

@@ -2,17 +2,23 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
 
 namespace condacuda::repair {
+
+std::string original_store_path(const std::string& pinned_path) {
+  std::string name = pinned_path.substr(pinned_path.rfind('/') + 1);
+  return std::string(originals_folder) + "/" + util::to_hex(util::sha256(pinned_path)).substr(0, 16) + "-" + name;
+}
 
 std::string render_manifest(const Manifest& m) {
   YAML::Emitter out;
   out << YAML::Comment("condacuda: what `condacuda repair` created in this env.\n`condacuda undo` removes exactly "
                        "these files when they are unchanged. Do not edit.");
   out << YAML::BeginMap;
-  out << YAML::Key << "version" << YAML::Value << m.version;
+  out << YAML::Key << "version" << YAML::Value << (m.pin || !m.pins.empty() ? 2 : 1);
   out << YAML::Key << "tool" << YAML::Value << m.tool;
   out << YAML::Key << "folders" << YAML::Value << YAML::BeginSeq;
   for (const auto& f : m.folders) out << YAML::DoubleQuoted << f;
@@ -33,6 +39,22 @@ std::string render_manifest(const Manifest& m) {
   out << YAML::Key << "dirs" << YAML::Value << YAML::BeginSeq;
   for (const auto& d : m.dirs) out << YAML::DoubleQuoted << d;
   out << YAML::EndSeq;
+  if (m.pin || !m.pins.empty()) {
+    out << YAML::Key << "pin" << YAML::Value << m.pin;
+    out << YAML::Key << "pins" << YAML::Value << YAML::BeginSeq;
+    for (const auto& p : m.pins) {
+      out << YAML::BeginMap;
+      out << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << p.path;
+      out << YAML::Key << "original_sha256" << YAML::Value << p.original_sha256;
+      out << YAML::Key << "pinned_sha256" << YAML::Value << p.pinned_sha256;
+      out << YAML::Key << "offsets" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (auto o : p.offsets) out << o;
+      out << YAML::EndSeq;
+      out << YAML::Key << "original" << YAML::Value << YAML::DoubleQuoted << p.original;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -115,13 +137,45 @@ Result<ManifestEntry> read_entry(const YAML::Node& e) {
   return entry;
 }
 
+bool is_hex_sha256(const std::string& s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+Result<ManifestPin> read_pin(const YAML::Node& e) {
+  if (!e.IsMap()) return bad("an item of 'pins' is not a mapping (line " + std::to_string(e.Mark().line + 1) + ")");
+  ManifestPin pin;
+  for (auto [key, into] : {std::pair{"path", &pin.path}, std::pair{"original_sha256", &pin.original_sha256},
+                           std::pair{"pinned_sha256", &pin.pinned_sha256}, std::pair{"original", &pin.original}}) {
+    auto value = scalar(e, key);
+    if (!value) return value.error();
+    *into = *value;
+  }
+  if (auto ok = confined(pin.path, "pinned path"); !ok) return ok.error();
+  // The original is deleted and renamed over the library by undo: only
+  // condacuda's own name for it is accepted.
+  if (pin.original != original_store_path(pin.path))
+    return bad("the original of '" + pin.path + "' is not kept where condacuda keeps it");
+  if (!is_hex_sha256(pin.original_sha256) || !is_hex_sha256(pin.pinned_sha256))
+    return bad("a pin of '" + pin.path + "' has a malformed sha256");
+  YAML::Node offsets = e["offsets"];
+  if (!offsets || !offsets.IsSequence() || offsets.size() == 0)
+    return bad("a pin of '" + pin.path + "' has no 'offsets' list");
+  for (const auto& o : offsets) {
+    std::uint64_t v = 0;
+    if (!o.IsScalar() || !YAML::convert<std::uint64_t>::decode(o, v))
+      return bad("an offset of the pin of '" + pin.path + "' is not a number");
+    pin.offsets.push_back(v);
+  }
+  return pin;
+}
+
 Result<int> read_version(const YAML::Node& root) {
   YAML::Node v = root["version"];
   if (!v) return bad("not a condacuda manifest (no 'version')");
   int version = 0;
   if (!v.IsScalar() || !YAML::convert<int>::decode(v, version))
     return bad("'version' is not a number (line " + std::to_string(v.Mark().line + 1) + ")");
-  if (version > 1)
+  if (version > 2)
     return make_error(ErrorCode::unsupported, "manifest version " + std::to_string(version) + " is newer than this condacuda");
   if (version < 1) return bad("manifest version " + std::to_string(version) + " does not exist");
   return version;
@@ -151,6 +205,15 @@ Result<Manifest> parse_manifest(std::string_view text) {
     m.entries.push_back(std::move(*entry));
   }
   if (auto ok = read_paths(root, "dirs", "folder created", m.dirs); !ok) return ok.error();
+  if (YAML::Node pin = root["pin"]; pin && !(pin.IsScalar() && YAML::convert<bool>::decode(pin, m.pin)))
+    return bad("'pin' is not true or false");
+  auto pins = list(root, "pins");
+  if (!pins) return pins.error();
+  for (const auto& e : *pins) {
+    auto pin = read_pin(e);
+    if (!pin) return pin.error();
+    m.pins.push_back(std::move(*pin));
+  }
   return m;
 }
 

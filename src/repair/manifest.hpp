@@ -3,6 +3,7 @@
 // ($PREFIX/etc/condacuda/manifest.yml, never under conda-meta/, where conda
 // reads every file as a package record). `undo` removes exactly what it
 // lists, when unchanged. Deterministic YAML: version first, fixed key order.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,12 +29,30 @@ struct ManifestEntry {
   bool operator==(const ManifestEntry&) const = default;
 };
 
+// A library `repair --pin` changed in place (its DT_RUNPATH tags became
+// DT_RPATH). The original inode is kept at `original` (a hard link: no space
+// while conda's or uv's cache shares it), so that undo can put it back.
+struct ManifestPin {
+  std::string path;            // the library, relative to the prefix
+  std::string original_sha256; // its content before the pin
+  std::string pinned_sha256;   // its content pinned
+  std::vector<std::uint64_t> offsets; // the d_tags changed (file offsets)
+  std::string original;        // where the original is kept, relative to the prefix
+  bool operator==(const ManifestPin&) const = default;
+};
+
+// Where the original of a pinned library is kept: one name per path.
+std::string original_store_path(const std::string& pinned_path);
+inline constexpr const char* originals_folder = "etc/condacuda/originals";
+
 struct Manifest {
-  int version = 1;
+  int version = 1; // 2 when it records pins (an older condacuda must not undo half)
   std::string tool;                 // "condacuda 0.1.0"
   std::vector<std::string> folders; // put first on LD_LIBRARY_PATH by the hooks, relative to the prefix
   std::vector<ManifestEntry> entries;
   std::vector<std::string> dirs;    // directories repair created (removed by undo when empty)
+  bool pin = false;                 // repair pins (--pin, or a venv): kept by later repairs
+  std::vector<ManifestPin> pins;
   bool operator==(const Manifest&) const = default;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// The file system as it will be once planned symlinks exist: lets repair
-// verify its plan with the loader model before writing anything.
+// The file system as it will be once planned symlinks exist and planned pins
+// are written: lets repair verify its plan with the loader model before
+// writing anything.
 #include <filesystem>
 #include <cerrno>
 #include <map>
@@ -21,15 +22,34 @@ public:
   // A path that will not exist (a link condacuda made and replans).
   void hide(const std::string& path) { hidden_.insert(normal(path)); }
 
+  // The file at `path` (absolute) with other content: a pinned library (or a
+  // pinned one seen as its original), under every name that reaches it (its
+  // symlinks too): the same file for ld.so (dev, inode).
+  void replace_content(const std::string& path, elf::FileBytes bytes) {
+    loader::OpenedFile f = base_.open_verify(normal(path));
+    if (!f.opened() || f.is_directory || f.blocks) return;
+    std::pair<std::uint64_t, std::uint64_t> key{f.dev, f.ino};
+    replaced_.erase(key);
+    f.load.reset();
+    f.elf.reset();
+    f.parse_error.clear();
+    auto parsed = elf::ElfObject::parse(std::move(bytes), true);
+    if (parsed) f.elf = *parsed;
+    else f.parse_error = parsed.error().message;
+    replaced_.emplace(key, std::move(f));
+  }
+
   // stat() follows symlinks: a planned link looks like its target (same
   // inode), opened under the link's own path. Paths are compared after
   // lexical normalisation (the loader asks for ".../pkg/../nvidia/x/lib/y").
   const loader::OpenedFile& open_verify(const std::string& absolute_path) override {
-    if (!links_.empty() || !hidden_.empty()) {
+    if (!links_.empty() || !hidden_.empty() || !replaced_.empty()) {
       std::string key = normal(absolute_path);
       auto it = links_.find(key);
-      if (it != links_.end()) return base_.open_verify(it->second);
-      if (hidden_.count(key)) return missing_;
+      if (it == links_.end() && hidden_.count(key)) return missing_;
+      const loader::OpenedFile& f = base_.open_verify(it != links_.end() ? it->second : absolute_path);
+      if (auto r = replaced_.find({f.dev, f.ino}); r != replaced_.end() && f.opened()) return r->second;
+      return f;
     }
     return base_.open_verify(absolute_path);
   }
@@ -40,6 +60,7 @@ private:
   loader::FileSystemView& base_;
   std::map<std::string, std::string> links_;
   std::set<std::string> hidden_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, loader::OpenedFile> replaced_; // by (dev, inode)
   const loader::OpenedFile missing_{ENOENT, false, false, 0, 0, {}, nullptr, "", {}};
 };
 

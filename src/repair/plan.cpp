@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "elf/pin.hpp"
 #include "loader/path_list.hpp"
 #include "repair/activation.hpp"
 #include "repair/overlay_view.hpp"
@@ -122,6 +123,112 @@ std::vector<PlannedFolder> order_folders(const std::map<std::string, std::set<st
   return out;
 }
 
+// Each previous pin seen as the original file (its RPATH tags back to RUNPATH).
+void show_originals(OverlayFileView& overlay, const std::string& prefix, const std::vector<PinnedNow>& pinned) {
+  for (const auto& p : pinned) {
+    const auto& opened = overlay.open_verify(prefix + "/" + p.path);
+    if (!opened.elf) continue;
+    const auto& data = opened.elf->bytes().data;
+    auto original = elf::retag(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), p.offsets,
+                               elf::rpath_tag, elf::runpath_tag);
+    if (original) overlay.replace_content(prefix + "/" + p.path, elf::bytes_from_string(*original));
+  }
+}
+
+// The file pinned, as the overlay will show it once written.
+void show_pinned(OverlayFileView& overlay, const std::string& prefix, const PlannedPin& pin) {
+  const auto& opened = overlay.open_verify(prefix + "/" + pin.path);
+  if (!opened.elf) return;
+  const auto& data = opened.elf->bytes().data;
+  auto pinned = elf::retag(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), pin.offsets,
+                           elf::runpath_tag, elf::rpath_tag);
+  if (pinned) overlay.replace_content(prefix + "/" + pin.path, elf::bytes_from_string(*pinned));
+}
+
+// The env's ELF files (libraries and consumers, real files) by identity: a
+// loaded object reached through a symlink is pinned at its real file.
+std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> env_files(const doctor::DoctorInputs& in,
+                                                                          loader::FileSystemView& files) {
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> out;
+  std::string prefix = prefix_of(in);
+  auto add = [&](const std::string& rel) {
+    const auto& f = files.open_verify(prefix + "/" + rel);
+    if (f.opened() && f.elf) out.emplace(std::make_pair(f.dev, f.ino), rel);
+  };
+  for (const auto& l : in.inventory.libraries) add(l.file);
+  for (const auto& c : in.inventory.consumers) add(c.file);
+  return out;
+}
+
+// One round: the env files whose DT_NEEDED LD_LIBRARY_PATH answered with a
+// copy from outside the env although the env has its own, in the roots that
+// fail. Those with DT_RUNPATH are pinned; a failing root none of whose wrong
+// edges can be pinned is unpinnable.
+struct PinRound {
+  std::vector<PlannedPin> pins;
+  std::vector<UnpinnableRoot> unpinnable;
+};
+
+PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& files,
+                   const std::map<std::pair<std::uint64_t, std::uint64_t>, std::string>& env,
+                   const std::set<std::string>& pinned) {
+  PinRound round;
+  std::string prefix = prefix_of(report.inputs);
+  std::set<std::string> chosen;
+  for (const auto& root : report.roots) {
+    if (root.loads) continue;
+    const auto& objs = root.report.objects;
+    std::string why;
+    bool pinnable = false;
+    for (const auto& edge : root.report.edges) {
+      if (edge.via != loader::FoundVia::ld_library_path || edge.from < 0 || edge.to < 0) continue;
+      std::string target = normal(objs[static_cast<std::size_t>(edge.to)].name);
+      if (target.rfind(prefix + "/", 0) == 0) continue; // the env's own copy
+      if (!provider_by_soname(report.inputs.inventory, edge.needed)) continue;
+      const auto& from = files.open_verify(normal(objs[static_cast<std::size_t>(edge.from)].name));
+      auto it = env.find({from.dev, from.ino});
+      if (it == env.end() || !from.elf) continue;
+      std::string reason = edge.needed + ": LD_LIBRARY_PATH gave " + target;
+      auto offsets = elf::runpath_tag_offsets(*from.elf);
+      if (offsets.empty()) {
+        if (why.empty()) why = it->second + " needs " + reason + ", and it has no DT_RUNPATH to pin";
+        continue;
+      }
+      pinnable = true;
+      if (pinned.count(it->second) || !chosen.insert(it->second).second) continue;
+      round.pins.push_back({it->second, std::string(from.elf->dynamic().runpath.value_or("")), offsets, reason});
+    }
+    if (!pinnable) {
+      if (why.empty()) why = "no library on its loading chain picked up a copy from LD_LIBRARY_PATH that pinning can avoid";
+      round.unpinnable.push_back({root.file, root.first_error, why});
+    }
+  }
+  return round;
+}
+
+// Pins, round by round (a pinned library loads more of the env's copies, whose
+// own dependencies may then go wrong), until every root loads not activated
+// with the hostile value or nothing more can be pinned.
+void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, OverlayFileView& overlay) {
+  doctor::DoctorInputs in = bare_inputs;
+  in.config.ld_library_path = plan.hostile_ld_library_path;
+  in.base_ld_library_path = plan.hostile_ld_library_path;
+  auto env = env_files(in, overlay);
+  std::set<std::string> pinned;
+  for (int round = 0; round < 16; ++round) {
+    auto report = doctor::run_doctor(in, overlay);
+    auto more = pin_round(report, overlay, env, pinned);
+    plan.unpinnable = std::move(more.unpinnable);
+    if (more.pins.empty()) break;
+    for (auto& p : more.pins) {
+      show_pinned(overlay, prefix_of(in), p);
+      pinned.insert(p.path);
+      plan.pins.push_back(std::move(p));
+    }
+  }
+  std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+}
+
 std::map<std::string, std::set<std::string>> needed_folders(const doctor::DoctorReport& report) {
   std::map<std::string, std::set<std::string>> chosen; // folder -> sonames it provides
   std::string prefix = prefix_of(report.inputs);
@@ -151,12 +258,13 @@ std::vector<std::string> RepairPlan::folder_paths() const {
 }
 
 RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
-                       const std::vector<std::string>& own_links) {
+                       const PlanRequest& request) {
   RepairPlan plan;
   doctor::DoctorInputs b = bare(inputs);
   std::string prefix = prefix_of(inputs);
   OverlayFileView overlay(files);
-  for (const auto& l : own_links) overlay.hide(l);
+  for (const auto& l : request.own_links) overlay.hide(l);
+  show_originals(overlay, prefix, request.pinned_now);
   std::set<std::string> planned;
   // A new link can make further dependencies reachable (and missing): repeat
   // until nothing more can be linked.
@@ -170,19 +278,34 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   }
   auto final_report = doctor::run_doctor(b, overlay);
   plan.folders = order_folders(needed_folders(final_report), inputs.inventory);
+  plan.pin = request.pin;
+  plan.hostile_ld_library_path = request.hostile_ld_library_path;
+  if (request.pin) plan_pins(plan, b, overlay);
   return plan;
 }
 
+bool Scenario::passes() const {
+  if (excused.empty()) return report.healthy();
+  return std::all_of(report.roots.begin(), report.roots.end(), [&](const doctor::RootResult& r) {
+    return r.loads || std::find(excused.begin(), excused.end(), r.file) != excused.end();
+  });
+}
+
 Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inputs,
-                         const std::vector<std::string>& system_cuda_dirs, loader::FileSystemView& files) {
+                         const std::vector<std::string>& system_cuda_dirs, loader::FileSystemView& files,
+                         const std::vector<PinnedNow>& pinned_now) {
   Verification v;
   std::string prefix = prefix_of(inputs);
   OverlayFileView overlay(files);
   add_links(overlay, prefix, plan.links);
+  show_originals(overlay, prefix, pinned_now);
+  for (const auto& p : plan.pins) show_pinned(overlay, prefix, p);
   std::vector<std::string> abs;
   for (const auto& f : plan.folders) abs.push_back(prefix + "/" + f.path);
+  std::vector<std::string> excused;
+  for (const auto& u : plan.unpinnable) excused.push_back(u.root);
   auto scenario = [&](std::string name, std::string description, std::optional<std::string> base, bool activated,
-                      std::optional<std::string> active_entries, bool required) {
+                      std::optional<std::string> active_entries, bool required, bool excuse = false) {
     doctor::DoctorInputs in = bare(inputs);
     in.base_ld_library_path = base;
     in.hook_present = activated;
@@ -192,8 +315,9 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     } else {
       in.config.ld_library_path = base;
     }
-    Scenario s{std::move(name), std::move(description), required, doctor::run_doctor(std::move(in), overlay)};
-    if (required && !s.report.healthy()) v.ok = false;
+    Scenario s{std::move(name), std::move(description), required, excuse ? excused : std::vector<std::string>{},
+               doctor::run_doctor(std::move(in), overlay)};
+    if (required && !s.passes()) v.ok = false;
     v.scenarios.push_back(std::move(s));
   };
   auto shown = [](const std::optional<std::string>& value) { return value ? "'" + *value + "'" : std::string("(unset)"); };
@@ -204,8 +328,19 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     scenario("system CUDA first", "the system CUDA folders on LD_LIBRARY_PATH ('" + hostile + "'), env activated",
              hostile, true, std::nullopt, true);
   }
-  scenario("not activated", "LD_LIBRARY_PATH unset, env not activated (symlinks and RUNPATH only)", std::nullopt,
-           false, std::nullopt, false);
+  if (!plan.pin) {
+    scenario("not activated", "LD_LIBRARY_PATH unset, env not activated (symlinks and RUNPATH only)", std::nullopt,
+             false, std::nullopt, false);
+    return v;
+  }
+  auto shell = not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+  scenario("not activated", "this shell's LD_LIBRARY_PATH " + shown(shell) + " without the hook, env not activated",
+           shell, false, std::nullopt, true, true);
+  if (plan.hostile_ld_library_path && plan.hostile_ld_library_path != shell)
+    scenario("not activated, hostile", "LD_LIBRARY_PATH " + shown(plan.hostile_ld_library_path) + ", env not activated",
+             plan.hostile_ld_library_path, false, std::nullopt, true, true);
+  scenario("not activated, unset", "LD_LIBRARY_PATH unset, env not activated (pins, symlinks and RUNPATH)",
+           std::nullopt, false, std::nullopt, true, true);
   return v;
 }
 

@@ -1,9 +1,12 @@
 #pragma once
 // Repair as a value: which env folders go first on LD_LIBRARY_PATH when the
-// env is activated (in order), and which symlinks let RUNPATH alone find a
-// dependency without activation. Computed with the loader model, then
+// env is activated (in order), which symlinks let RUNPATH alone find a
+// dependency without activation, and (repair --pin) which libraries' RUNPATH
+// becomes RPATH so that LD_LIBRARY_PATH cannot shadow the env's copies when
+// it is not activated. Computed with the loader model, then
 // verified by simulating every root with the plan applied virtually, before
 // anything is written (app/repair_apply.cpp writes it).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,28 +27,65 @@ struct PlannedFolder {
   std::vector<std::string> sonames; // the needed libraries it provides
 };
 
+// A library whose DT_RUNPATH becomes DT_RPATH (elf/pin.hpp).
+struct PlannedPin {
+  std::string path;                   // the real file, relative to the prefix
+  std::string runpath;                // the search path it keeps, now searched first
+  std::vector<std::uint64_t> offsets; // file offsets of the d_tags changed
+  std::string reason;                 // which dependency LD_LIBRARY_PATH took from the env
+};
+
+// A root that pinning cannot make load without activation, and why.
+struct UnpinnableRoot {
+  std::string root;  // prefix-relative
+  std::string error; // the loader's message when not activated
+  std::string why;
+};
+
+// A pin a previous repair wrote (from its manifest).
+struct PinnedNow {
+  std::string path; // relative to the prefix
+  std::vector<std::uint64_t> offsets;
+};
+
+struct PlanRequest {
+  // Symlinks a previous repair made (absolute): planning sees the env
+  // without them, so a repaired env plans the same links again.
+  std::vector<std::string> own_links;
+  // Files a previous repair pinned: planning sees them as their originals.
+  std::vector<PinnedNow> pinned_now;
+  bool pin = false;
+  // The LD_LIBRARY_PATH the pins must withstand, not activated.
+  std::optional<std::string> hostile_ld_library_path;
+};
+
 struct RepairPlan {
   std::vector<PlannedFolder> folders; // first on LD_LIBRARY_PATH, in this order
   std::vector<PlannedLink> links;
+  bool pin = false;                   // pins asked for: not-activated launches are verified
+  std::vector<PlannedPin> pins;
+  std::vector<UnpinnableRoot> unpinnable;
+  std::optional<std::string> hostile_ld_library_path;
 
-  bool empty() const { return folders.empty() && links.empty(); }
+  bool empty() const { return folders.empty() && links.empty() && pins.empty(); }
   std::vector<std::string> folder_paths() const;
 };
 
 // Plans from the env as doctor sees it (inputs.config.ld_library_path is
-// ignored: planning simulates the env without LD_LIBRARY_PATH and without any
-// hook, which is what its own search paths achieve).
-// `own_links` are the symlinks a previous repair made (absolute): planning
-// sees the env without them, so a repaired env plans the same links again.
+// ignored: links and folders come from a simulation of the env without
+// LD_LIBRARY_PATH and without any hook, which is what its own search paths
+// achieve; pins from one, not activated, with the hostile value).
 RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
-                       const std::vector<std::string>& own_links = {});
+                       const PlanRequest& request = {});
 
 // One simulated situation the plan must survive.
 struct Scenario {
   std::string name;        // "this shell", "system CUDA first", "not activated"
   std::string description; // what LD_LIBRARY_PATH it assumes
   bool required = true;    // must be healthy for the plan to be applied
+  std::vector<std::string> excused; // roots allowed to fail (unpinnable, said so)
   doctor::DoctorReport report;
+  bool passes() const; // no error finding, or only excused roots fail to load
 };
 
 struct Verification {
@@ -56,7 +96,12 @@ struct Verification {
 // Simulates every root with the plan applied: with the caller's base
 // LD_LIBRARY_PATH plus the hook, with the machine's system CUDA folders plus
 // the hook (both required), and unactivated with only the symlinks (reported).
+// A plan with pins is also simulated not activated with the caller's value
+// and with the system CUDA folders first (required, but for the roots the
+// plan names unpinnable), and with LD_LIBRARY_PATH unset (required).
+// `pinned_now`: the pins on disk, seen as their originals unless the plan keeps them.
 Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inputs,
-                         const std::vector<std::string>& system_cuda_dirs, loader::FileSystemView& files);
+                         const std::vector<std::string>& system_cuda_dirs, loader::FileSystemView& files,
+                         const std::vector<PinnedNow>& pinned_now = {});
 
 } // namespace condacuda::repair

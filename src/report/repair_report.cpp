@@ -7,6 +7,40 @@ namespace condacuda::report {
 using util::Json;
 
 namespace {
+Json pin_changes_json(const repair::ChangeSet& set) {
+  Json a = Json::array();
+  for (const auto& c : set.pins) {
+    Json j = Json::object();
+    j.set("path", c.pin.path);
+    j.set("action", repair::to_string(c.action));
+    j.set("reason", c.reason);
+    j.set("original_sha256", c.pin.original_sha256);
+    j.set("pinned_sha256", c.pin.pinned_sha256);
+    a.push(j);
+  }
+  return a;
+}
+
+std::string pin_verb(repair::PinChange::Action a) {
+  switch (a) {
+  case repair::PinChange::Action::pin: return "pin   ";
+  case repair::PinChange::Action::keep: return "keep  ";
+  case repair::PinChange::Action::unpin: return "unpin ";
+  case repair::PinChange::Action::drop: return "drop  ";
+  case repair::PinChange::Action::leave: return "leave ";
+  case repair::PinChange::Action::conflict: return "REFUSE";
+  }
+  return "";
+}
+
+std::string pin_changes_text(const repair::ChangeSet& set, const Style& style) {
+  std::string out;
+  for (const auto& c : set.pins)
+    out += "  " + (c.action == repair::PinChange::Action::conflict ? style.red(pin_verb(c.action)) : pin_verb(c.action)) +
+           " " + c.pin.path + "  " + style.dim("(pin: " + c.reason + ")") + "\n";
+  return out;
+}
+
 Json changes_json(const repair::ChangeSet& set) {
   Json a = Json::array();
   for (const auto& c : set.changes) {
@@ -26,6 +60,10 @@ Json scenario_json(const repair::Scenario& s) {
   j.set("description", s.description);
   j.set("required", s.required);
   j.set("healthy", s.report.healthy());
+  j.set("passes", s.passes());
+  Json excused = Json::array();
+  for (const auto& e : s.excused) excused.push(e);
+  j.set("excused", excused);
   int fails = 0;
   for (const auto& r : s.report.roots) fails += r.loads ? 0 : 1;
   j.set("roots", static_cast<int>(s.report.roots.size()));
@@ -83,6 +121,25 @@ Json repair_json(const app::RepairOutcome& r) {
     links.push(lj);
   }
   plan.set("links", links);
+  plan.set("pin", r.plan.pin);
+  Json pins = Json::array();
+  for (const auto& p : r.plan.pins) {
+    Json pj = Json::object();
+    pj.set("path", p.path);
+    pj.set("runpath", p.runpath);
+    pj.set("reason", p.reason);
+    pins.push(pj);
+  }
+  plan.set("pins", pins);
+  Json unpinnable = Json::array();
+  for (const auto& u : r.plan.unpinnable) {
+    Json uj = Json::object();
+    uj.set("root", u.root);
+    uj.set("error", u.error);
+    uj.set("why", u.why);
+    unpinnable.push(uj);
+  }
+  plan.set("unpinnable", unpinnable);
   Json hooks = Json::array();
   for (const auto& h : r.hooks) hooks.push(h);
   plan.set("hooks", hooks);
@@ -94,7 +151,11 @@ Json repair_json(const app::RepairOutcome& r) {
   ver.set("scenarios", scenarios);
   j.set("verification", ver);
   j.set("changes", r.changes ? changes_json(*r.changes) : Json());
+  j.set("pin_changes", r.changes ? pin_changes_json(*r.changes) : Json());
   j.set("failure", r.failure ? Json(*r.failure) : Json());
+  Json notes = Json::array();
+  for (const auto& n : r.notes) notes.push(n);
+  j.set("notes", notes);
   if (r.after) {
     Json a = Json::object();
     a.set("healthy", r.after->first == 0);
@@ -124,14 +185,25 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     for (const auto& l : r.plan.links)
       out += "    " + l.path + " -> " + l.target + "  " + style.dim("(needed by " + l.needed_by + ")") + "\n";
   }
+  if (!r.plan.pins.empty()) {
+    out += "  pinned (DT_RUNPATH -> DT_RPATH, one tag per file), so LD_LIBRARY_PATH cannot shadow the env's copies:\n";
+    for (const auto& p : r.plan.pins)
+      out += "    " + p.path + "  " + style.dim("(RPATH '" + p.runpath + "'; not activated " + p.reason + ")") + "\n";
+  }
+  if (!r.plan.unpinnable.empty()) {
+    out += "  " + style.yellow("cannot be pinned") + " (load them activated, or with `condacuda run`):\n";
+    for (const auto& u : r.plan.unpinnable)
+      out += "    " + u.root + "  " + style.dim(u.why) + "\n        " + u.error + "\n";
+  }
   out += "\n" + style.bold("Verified") + " with the loader model, every root, plan applied:\n";
   for (const auto& s : r.verification.scenarios) {
     int fails = 0;
     for (const auto& root : s.report.roots) fails += root.loads ? 0 : 1;
-    std::string verdict = s.report.healthy() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
+    std::string verdict = s.passes() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
     out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
-           std::to_string(s.report.roots.size()) + " roots load  " + style.dim(s.description) + "\n";
-    if (!s.report.healthy())
+           std::to_string(s.report.roots.size()) + " roots load  " + style.dim(s.description) +
+           (s.excused.empty() ? "" : style.dim(" (" + std::to_string(s.excused.size()) + " unpinnable excused)")) + "\n";
+    if (!s.passes())
       for (const auto& f : s.report.findings)
         if (f.severity == doctor::Severity::error)
           out += "        " + f.code + ": " + f.title + "\n        fix: " + f.fix + "\n";
@@ -141,7 +213,9 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     for (const auto& c : r.changes->changes)
       out += "  " + (c.action == repair::Change::Action::conflict ? style.red(verb(c.action)) : verb(c.action)) + " " +
              c.path + "  " + style.dim(c.reason) + "\n";
+    out += pin_changes_text(*r.changes, style);
   }
+  for (const auto& n : r.notes) out += "\n" + style.bold("note") + ": " + n + "\n";
   if (r.failure) out += "\n" + style.red("nothing written: ") + *r.failure + "\n";
   if (r.after)
     out += "\n" + style.bold("doctor after") + ": " +
@@ -156,6 +230,7 @@ Json undo_json(const app::UndoOutcome& u) {
   j.set("env", env_json(u.env));
   j.set("had_manifest", u.had_manifest);
   j.set("changes", changes_json(u.changes));
+  j.set("pin_changes", pin_changes_json(u.changes));
   return j;
 }
 
@@ -164,6 +239,8 @@ std::string undo_text(const app::UndoOutcome& u, const Style& style) {
   std::string out;
   for (const auto& c : u.changes.changes)
     out += verb(c.action) + " " + c.path + "  " + style.dim(c.reason) + "\n";
+  for (const auto& c : u.changes.pins)
+    out += pin_verb(c.action) + " " + c.pin.path + "  " + style.dim("(pin: " + c.reason + ")") + "\n";
   return out;
 }
 

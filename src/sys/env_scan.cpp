@@ -20,6 +20,9 @@ bool skipped_dir(const fs::path& rel) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (ends_with(".dist-info") || ends_with(".egg-info")) return true; // records, read separately
+  // condacuda's own folder: the originals of pinned libraries are kept there,
+  // never loaded, never part of the env's inventory.
+  if (rel.generic_string() == "etc/condacuda") return true;
   if (rel.has_parent_path()) return false;
   return name == "pkgs" || name == "envs" || name == "conda-meta" || name == "share" || name == "man" ||
          name == "ssl" || name == "conda-bld" || name == ".pixi";

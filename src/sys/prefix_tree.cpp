@@ -182,6 +182,80 @@ Result<std::optional<std::string>> PrefixTree::read_file(const std::string& rel,
   return std::optional<std::string>(std::move(*content));
 }
 
+Result<std::optional<PrefixTree::Content>> PrefixTree::read_content(const std::string& rel,
+                                                                   std::uint64_t max_bytes) const {
+  std::string leaf, shown = path_ + "/" + rel;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error().code == ErrorCode::not_found ? Result<std::optional<Content>>(std::nullopt)
+                                                            : Result<std::optional<Content>>(dir.error());
+  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!f.valid()) {
+    if (errno == ENOENT) return std::optional<Content>();
+    if (errno == ELOOP) return make_error(ErrorCode::conflict, "is a symbolic link: condacuda does not read through it", shown);
+    return errno_error(errno, "cannot read", shown);
+  }
+  struct stat st {};
+  if (::fstat(f.get(), &st) != 0) return errno_error(errno, "cannot read", shown);
+  auto bytes = read_regular_file(f.get(), max_bytes, shown);
+  if (!bytes) return bytes.error();
+  return std::optional<Content>(Content{std::move(*bytes), static_cast<unsigned>(st.st_mode & 07777)});
+}
+
+std::string PrefixTree::file_sha256(const std::string& rel) const {
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return "";
+  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!f.valid() || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  util::Sha256 hash;
+  std::vector<char> buf(1u << 20);
+  for (;;) {
+    ssize_t n = ::read(f.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return "";
+    if (n == 0) break;
+    hash.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+  }
+  return util::to_hex(hash.finish());
+}
+
+namespace {
+bool cannot_link_here(int e) { return e == EXDEV || e == EPERM || e == EOPNOTSUPP || e == EMLINK; }
+} // namespace
+
+Result<bool> PrefixTree::hard_link(const std::string& from, const std::string& to) {
+  std::string from_leaf, to_leaf;
+  auto from_dir = parent_of(from, from_leaf);
+  if (!from_dir) return from_dir.error();
+  auto to_dir = parent_of(to, to_leaf);
+  if (!to_dir) return to_dir.error();
+  if (::linkat(from_dir->get(), from_leaf.c_str(), to_dir->get(), to_leaf.c_str(), 0) == 0) return true;
+  if (cannot_link_here(errno)) return false;
+  return errno_error(errno, "cannot link " + path_ + "/" + from + " as", path_ + "/" + to);
+}
+
+Result<bool> PrefixTree::replace_with_link(const std::string& from, const std::string& to) {
+  std::string from_leaf, to_leaf;
+  auto from_dir = parent_of(from, from_leaf);
+  if (!from_dir) return from_dir.error();
+  auto to_dir = parent_of(to, to_leaf);
+  if (!to_dir) return to_dir.error();
+  std::string tmp;
+  for (int attempt = 0;; ++attempt) {
+    tmp = temporary_name(to_leaf);
+    if (::linkat(from_dir->get(), from_leaf.c_str(), to_dir->get(), tmp.c_str(), 0) == 0) break;
+    if (cannot_link_here(errno)) return false;
+    if (errno != EEXIST || attempt > 100) return errno_error(errno, "cannot link next to", path_ + "/" + to);
+  }
+  if (::renameat(to_dir->get(), tmp.c_str(), to_dir->get(), to_leaf.c_str()) != 0) {
+    int e = errno;
+    ::unlinkat(to_dir->get(), tmp.c_str(), 0);
+    return errno_error(e, "cannot rename into place", path_ + "/" + to);
+  }
+  return true;
+}
+
 Result<bool> PrefixTree::make_directory(const std::string& rel) {
   std::string leaf;
   auto dir = parent_of(rel, leaf);

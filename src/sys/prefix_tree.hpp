@@ -43,6 +43,25 @@ public:
   // `max_bytes`, behind a link, unreadable.
   Result<std::optional<std::string>> read_file(const std::string& rel, std::uint64_t max_bytes) const;
 
+  // A regular file's content and permission bits, opened as read_file does;
+  // nullopt when absent.
+  struct Content {
+    std::string bytes;
+    unsigned mode = 0644;
+  };
+  Result<std::optional<Content>> read_content(const std::string& rel, std::uint64_t max_bytes) const;
+  // SHA-256 of the regular file `rel`, read in pieces; "" when it is absent,
+  // not a regular file, behind a link or unreadable.
+  std::string file_sha256(const std::string& rel) const;
+
+  // A new name `to` for the regular file `from` (link(2), never following a
+  // link; `to` must not exist): true when linked, false when the file system
+  // cannot (another device, no hard links there).
+  Result<bool> hard_link(const std::string& from, const std::string& to);
+  // `to` becomes another name of the file `from` (the same inode), atomically:
+  // a temporary link beside `to` renamed over it. false as for hard_link.
+  Result<bool> replace_with_link(const std::string& from, const std::string& to);
+
   // mkdir of `rel`, whose parent must be a folder reached without links: true
   // when created, false when a folder is already there.
   Result<bool> make_directory(const std::string& rel);

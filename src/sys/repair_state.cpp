@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "elf/pin.hpp"
 #include "repair/activation.hpp"
+#include "util/sha256.hpp"
 #include "sys/mapped_file.hpp"
 
 namespace condacuda::sys {
@@ -29,6 +31,32 @@ Result<std::optional<repair::Manifest>> read_manifest(const std::string& prefix)
 std::map<std::string, repair::PathState> read_path_states(const PrefixTree& tree, const std::vector<std::string>& paths) {
   std::map<std::string, repair::PathState> out;
   for (const auto& rel : paths) out[rel] = tree.state(rel);
+  return out;
+}
+
+std::map<std::string, repair::PinDisk> read_pin_states(const PrefixTree& tree,
+                                                       const std::map<std::string, std::vector<std::uint64_t>>& offsets) {
+  std::map<std::string, repair::PinDisk> out;
+  for (const auto& [rel, at] : offsets) {
+    repair::PinDisk d;
+    auto content = tree.read_content(rel, pin_cap);
+    if (content && *content) {
+      d.sha256 = util::to_hex(util::sha256((*content)->bytes));
+      if (auto pinned = elf::retag((*content)->bytes, at, elf::runpath_tag, elf::rpath_tag))
+        d.pinned_sha256 = util::to_hex(util::sha256(*pinned));
+    }
+    out[rel] = std::move(d);
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<std::uint64_t>> pin_offsets(const repair::DesiredState* desired,
+                                                              const std::optional<repair::Manifest>& previous) {
+  std::map<std::string, std::vector<std::uint64_t>> out;
+  if (desired)
+    for (const auto& p : desired->pins) out.emplace(p.path, p.offsets);
+  if (previous)
+    for (const auto& p : previous->pins) out.emplace(p.path, p.offsets);
   return out;
 }
 

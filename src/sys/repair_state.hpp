@@ -26,6 +26,17 @@ Result<std::optional<repair::Manifest>> read_manifest(const std::string& prefix)
 // What each path (relative to the prefix) is, walked without following links.
 std::map<std::string, repair::PathState> read_path_states(const PrefixTree& tree, const std::vector<std::string>& paths);
 
+// The largest library condacuda pins (read whole to change its tags).
+inline constexpr std::uint64_t pin_cap = std::uint64_t{16} << 30;
+
+// What each library to pin or pinned is now: its sha256, and the sha256 it
+// would have with the DT_RUNPATH tags at `offsets` pinned (repair/changes.hpp).
+std::map<std::string, repair::PinDisk> read_pin_states(const PrefixTree& tree,
+                                                       const std::map<std::string, std::vector<std::uint64_t>>& offsets);
+// The offsets of every pin wanted or recorded (wanted first), by path.
+std::map<std::string, std::vector<std::uint64_t>> pin_offsets(const repair::DesiredState* desired,
+                                                              const std::optional<repair::Manifest>& previous);
+
 struct HookState {
   bool installed = false;           // the manifest and the sh activation hook both exist
   std::vector<std::string> folders; // from the manifest, relative to the prefix

@@ -21,7 +21,9 @@ namespace {
 repair::RepairPlan plan_for(const std::string& prefix, const std::vector<std::string>& own_links = {}) {
   // A fresh view per run: DiskFileView caches what it opened, a second run must see the disk anew.
   sys::DiskFileView files(sys::host_machine());
-  return repair::plan_repair(demo_env::inputs(prefix, files), files, own_links);
+  repair::PlanRequest request;
+  request.own_links = own_links;
+  return repair::plan_repair(demo_env::inputs(prefix, files), files, request);
 }
 
 repair::Verification verify(const repair::RepairPlan& plan, const demo_env::Seed& seed) {
