@@ -4,6 +4,7 @@
 // venvs, cron jobs, Jupyter kernels and pixi without link scripts.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "env/discovery.hpp"
@@ -21,8 +22,15 @@ struct RunFailure {
   Error error;
 };
 
-// Replaces this process with `command` (searched on PATH) in the activated
-// environment; returns only when that is impossible.
+// What `run` sets, as `conda run` does: PATH with $PREFIX/bin first,
+// CONDA_PREFIX and CONDA_DEFAULT_ENV (conda, micromamba, pixi) or VIRTUAL_ENV
+// (venv, uv; PYTHONHOME unset, as bin/activate does), and LD_LIBRARY_PATH as
+// the env's hook gives it (left alone when that is unset). Pure.
+std::vector<std::pair<std::string, std::optional<std::string>>> run_environment(
+    const env::EnvRecord& env, const std::optional<std::string>& ld_library_path, const std::optional<std::string>& path);
+
+// Replaces this process with `command` (searched on the env's PATH) in the
+// activated environment; returns only when that is impossible.
 RunFailure run(const env::EnvRecord& env, const std::vector<std::string>& command);
 
 } // namespace condacuda::app

@@ -13,6 +13,7 @@ Command add_doctor(CLI::App& root) {
     bool verbose = false;
     std::optional<std::string> ld_library_path;
     bool unset_llp = false;
+    std::string context;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand(
@@ -24,10 +25,17 @@ Command add_doctor(CLI::App& root) {
   sub->add_option("--ld-library-path", args->ld_library_path,
                   "Assume this base LD_LIBRARY_PATH instead of this shell's ('' means set but empty)");
   sub->add_flag("--no-ld-library-path", args->unset_llp, "Assume LD_LIBRARY_PATH is unset");
+  sub->add_option("--context", args->context,
+                  "Judge one launch context only, its failures being errors: activated (a shell that ran conda "
+                  "activate) or not-activated (Jupyter kernels, cron, srun, IDEs: LD_LIBRARY_PATH as it is, no hook)")
+      ->check(CLI::IsMember({"activated", "not-activated"}));
   return {sub, [args] {
             auto env = choose_env(args->env);
             if (!env) return int(exit_bad_input);
-            auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp)});
+            std::optional<doctor::LaunchContext> context;
+            if (args->context == "activated") context = doctor::LaunchContext::activated;
+            if (args->context == "not-activated") context = doctor::LaunchContext::not_activated;
+            auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context});
             if (!report) {
               print_error(report.error().describe());
               return exit_code_for(report.error());

@@ -27,8 +27,19 @@ Command add_run(CLI::App& root) {
   add_env_args(sub, args->env);
   sub->add_flag("--print-ld-library-path", args->print, "Print the LD_LIBRARY_PATH CMD would get, run nothing");
   sub->footer("Usage: condacuda run [ENV] [-n NAME | -p PREFIX] -- COMMAND [ARGS...]");
-  return {sub, [args] {
+  // Words after ENV without "--" are kept, to say what to do instead.
+  sub->allow_extras();
+  return {sub, [args, sub] {
             const std::vector<std::string>& command = passthrough_args();
+            const bool env_twice = !args->env.env.empty() && (!args->env.name.empty() || !args->env.prefix.empty());
+            if (auto extra = sub->remaining(); !extra.empty() || (env_twice && command.empty())) {
+              std::string words;
+              // With -n or -p, the first word was taken for ENV: it is the command.
+              if (env_twice) words += " " + args->env.env;
+              for (const auto& w : extra) words += " " + w;
+              print_error("put -- before the command: condacuda run [ENV] --" + words);
+              return int(exit_bad_input);
+            }
             auto env = choose_env(args->env);
             if (!env) return int(exit_bad_input);
             if (args->print) {

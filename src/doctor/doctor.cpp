@@ -17,6 +17,10 @@ const char* to_string(Severity s) {
   return "error";
 }
 
+const char* to_string(LaunchContext context) {
+  return context == LaunchContext::activated ? "activated" : "not-activated";
+}
+
 int DoctorReport::count(Severity s) const {
   return static_cast<int>(std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == s; }));
 }

@@ -15,7 +15,12 @@
 
 namespace condacuda::doctor {
 
+// How the env is launched (doctor/contexts.hpp).
+enum class LaunchContext { activated, not_activated };
+const char* to_string(LaunchContext context); // "activated", "not-activated"
+
 struct DoctorInputs {
+  LaunchContext context = LaunchContext::activated;
   env::EnvRecord env;
   inventory::Inventory inventory;
   loader::LoaderConfig config;             // ld_library_path: the activated value
@@ -29,6 +34,11 @@ struct DoctorInputs {
   std::optional<std::string> driver_version; // NVIDIA driver seen (/proc/driver/nvidia/version), for the alignment driver rule
 };
 
+struct ContextVerdict {
+  bool loads = true;
+  std::string first_error;
+};
+
 struct RootResult {
   std::string file;      // prefix-relative
   std::string kind;      // "library" or "consumer"
@@ -36,6 +46,7 @@ struct RootResult {
   bool loads = true;
   std::string first_error; // the loader's text (dlerror / ImportError) when it fails
   loader::LoadReport report;
+  std::optional<ContextVerdict> not_activated; // in an activated report, when the contexts differ
 };
 
 struct DoctorReport {
@@ -44,6 +55,8 @@ struct DoctorReport {
   std::optional<std::string> host_error; // the host itself could not start
   std::vector<RootResult> roots;
   std::vector<Finding> findings;
+  // In an activated report whose not-activated context was judged too: its LD_LIBRARY_PATH.
+  std::optional<std::optional<std::string>> not_activated_ld_library_path;
 
   int count(Severity s) const;
   bool healthy() const { return count(Severity::error) == 0; }

@@ -24,6 +24,7 @@ inline constexpr const char* stale_hook = "stale-hook";
 inline constexpr const char* record_mismatch = "record-mismatch";
 inline constexpr const char* misaligned = "misaligned";
 inline constexpr const char* driver_too_old = "driver-too-old";
+inline constexpr const char* not_activated = "not-activated";
 } // namespace code
 
 struct Finding {

@@ -54,7 +54,10 @@ Json doctor_json(const doctor::DoctorReport& r) {
   llp.set("source", in.ld_library_path_source);
   llp.set("hook_applied", in.hook_present);
   llp.set("assumed", path_value(in.config.ld_library_path));
+  if (r.not_activated_ld_library_path) llp.set("not_activated", path_value(*r.not_activated_ld_library_path));
   j.set("ld_library_path", llp);
+  // "both": every root has a verdict per context; else the one context judged.
+  j.set("context", r.not_activated_ld_library_path ? "both" : doctor::to_string(in.context));
   Json host = Json::object();
   host.set("kind", in.host_program ? "python" : "minimal");
   host.set("program", in.host_program ? Json(*in.host_program) : Json());
@@ -79,6 +82,16 @@ Json doctor_json(const doctor::DoctorReport& r) {
     for (const auto& e : root.report.errors)
       if (!e.lazy_only) all.push(e.kind == loader::ErrorKind::assertion ? e.text : e.message());
     rj.set("errors", all);
+    Json contexts = Json::object();
+    auto verdict = [](bool loads, const std::string& error) {
+      Json v = Json::object();
+      v.set("verdict", loads ? "loads" : "fails");
+      v.set("error", optional_string(error));
+      return v;
+    };
+    contexts.set(doctor::to_string(in.context), verdict(root.loads, root.first_error));
+    if (root.not_activated) contexts.set("not-activated", verdict(root.not_activated->loads, root.not_activated->first_error));
+    rj.set("contexts", contexts);
     if (!root.loads) ++fails;
     roots.push(rj);
   }
@@ -102,21 +115,41 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   std::string out;
   out += style.bold("env") + "   " + in.env.name + " (" + env::to_string(in.env.kind) + ")  " + in.env.prefix + "\n";
   std::string llp = in.config.ld_library_path ? "'" + *in.config.ld_library_path + "'" : "(unset)";
+  const bool not_activated = in.context == doctor::LaunchContext::not_activated;
   out += style.bold("LD_LIBRARY_PATH") + " " + llp + "  " +
          style.dim("(" + std::string(in.ld_library_path_source == "caller" ? "this shell's" : "given") +
-                   (in.hook_present ? ", with the env's condacuda hook applied)" : "; the env has no condacuda hook)")) +
+                   (not_activated        ? ", the env not activated: no hook)"
+                    : in.hook_present    ? ", with the env's condacuda hook applied)"
+                                         : "; the env has no condacuda hook)")) +
          "\n";
   out += style.bold("host") + "  " + r.host_description + style.dim("  glibc 2." + std::to_string(in.config.glibc_minor)) + "\n";
   if (r.host_error) out += style.red("the host itself fails to start: ") + *r.host_error;
   int fails = 0;
   for (const auto& root : r.roots) fails += root.loads ? 0 : 1;
-  out += "\n" + std::to_string(r.roots.size()) + " roots (CUDA libraries and their consumers), each opened like `import` does: " +
+  int fails_unactivated = 0;
+  for (const auto& root : r.roots) fails_unactivated += root.not_activated && !root.not_activated->loads ? 1 : 0;
+  const std::string where = not_activated ? "not activated" : "activated";
+  out += "\n" + std::to_string(r.roots.size()) + " roots (CUDA libraries and their consumers), each opened like `import` does" +
+         (r.not_activated_ld_library_path || not_activated ? ", " + where : "") + ": " +
          (fails ? style.red(std::to_string(fails) + " fail") : style.green("all load")) + "\n";
   if (fails || verbose) {
     Table t({"ROOT", "VERDICT", "FIRST ERROR"});
     for (const auto& root : r.roots)
       if (!root.loads || verbose) t.add({root.file, root.loads ? "loads" : "fails", root.first_error});
     out += t.render(style, 2);
+  }
+  if (r.not_activated_ld_library_path) {
+    const auto& value = *r.not_activated_ld_library_path;
+    out += "not activated (Jupyter kernels, cron, srun, IDEs; LD_LIBRARY_PATH " + (value ? "'" + *value + "'" : "unset") +
+           ", no hook): " +
+           (fails_unactivated ? style.yellow(std::to_string(fails_unactivated) + " fail") : style.green("all load")) + "\n";
+    if (fails_unactivated || verbose) {
+      Table t({"ROOT", "VERDICT", "FIRST ERROR"});
+      for (const auto& root : r.roots)
+        if (root.not_activated && (!root.not_activated->loads || verbose))
+          t.add({root.file, root.not_activated->loads ? "loads" : "fails", root.not_activated->first_error});
+      out += t.render(style, 2);
+    }
   }
   for (const auto& f : r.findings) {
     std::string sev = doctor::to_string(f.severity);

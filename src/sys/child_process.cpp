@@ -139,8 +139,11 @@ Environment environment_with(const std::optional<std::string>& ld_library_path) 
   return env;
 }
 
-int exec_command(const std::vector<std::string>& command, const std::optional<std::string>& ld_library_path) {
-  if (ld_library_path) ::setenv("LD_LIBRARY_PATH", ld_library_path->c_str(), 1);
+int exec_command(const std::vector<std::string>& command, const EnvironmentChanges& variables) {
+  for (const auto& [name, value] : variables) {
+    if (value) ::setenv(name.c_str(), value->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
   std::vector<std::string> words = command;
   std::vector<char*> argv;
   for (auto& w : words) argv.push_back(w.data());

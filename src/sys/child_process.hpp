@@ -31,10 +31,11 @@ struct ChildRun {
 // timeout the child gets SIGKILL; output read until then is kept.
 ChildRun run_child(const ChildRequest& request);
 
-// Replaces this process with `command` (searched on PATH), LD_LIBRARY_PATH
-// set to `ld_library_path` (left as it is when nullopt). Returns only when
-// that fails: execvp's errno.
-int exec_command(const std::vector<std::string>& command, const std::optional<std::string>& ld_library_path);
+// Replaces this process with `command` (searched on the PATH it sets),
+// with the environment variables `variables` set (nullopt: unset). Returns
+// only when that fails: execvp's errno.
+using EnvironmentChanges = std::vector<std::pair<std::string, std::optional<std::string>>>;
+int exec_command(const std::vector<std::string>& command, const EnvironmentChanges& variables);
 
 // This process's environment with LD_LIBRARY_PATH replaced by `ld_library_path`
 // (removed when nullopt).

@@ -1,0 +1,67 @@
+#include "doctor/contexts.hpp"
+
+namespace condacuda::doctor {
+
+DoctorInputs not_activated_inputs(const DoctorInputs& activated, const std::optional<std::string>& ld_library_path) {
+  DoctorInputs in = activated;
+  in.base_ld_library_path = ld_library_path;
+  in.config.ld_library_path = in.base_ld_library_path;
+  in.active_hook_entries.reset();
+  in.hook_present = false;
+  in.hook_folders.clear();
+  in.context = LaunchContext::not_activated;
+  return in;
+}
+
+bool contexts_differ(const DoctorInputs& activated) {
+  return activated.hook_present || activated.active_hook_entries.has_value();
+}
+
+namespace {
+const char* pin_fix =
+    "`condacuda repair --pin`: the libraries whose dependencies LD_LIBRARY_PATH shadows get their DT_RUNPATH "
+    "turned into DT_RPATH (searched before LD_LIBRARY_PATH), so the env loads however it is launched; or launch "
+    "with `condacuda run ENV -- CMD`";
+
+Finding not_activated_finding(Severity severity, const std::optional<std::string>& llp) {
+  Finding f;
+  f.code = code::not_activated;
+  f.severity = severity;
+  f.evidence = {"a launch without activation (a Jupyter kernel, cron, srun, an IDE, a systemd unit) keeps "
+                "LD_LIBRARY_PATH " + (llp ? "'" + *llp + "'" : std::string("unset")) + " and runs no hook",
+                "ld.so searches LD_LIBRARY_PATH before DT_RUNPATH, but after DT_RPATH"};
+  f.fix = pin_fix;
+  return f;
+}
+} // namespace
+
+void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) {
+  report.not_activated_ld_library_path = not_activated.inputs.config.ld_library_path;
+  Finding f = not_activated_finding(Severity::warning, not_activated.inputs.config.ld_library_path);
+  for (std::size_t i = 0; i < report.roots.size() && i < not_activated.roots.size(); ++i) {
+    auto& root = report.roots[i];
+    const auto& other = not_activated.roots[i];
+    root.not_activated = ContextVerdict{other.loads, other.first_error};
+    if (root.loads && !other.loads) {
+      f.affects.push_back(root.file);
+      if (f.first_error.empty()) f.first_error = other.first_error;
+    }
+  }
+  if (f.affects.empty()) return;
+  f.title = std::to_string(f.affects.size()) + " root(s) load only when the env is activated";
+  report.findings.push_back(std::move(f));
+}
+
+void mark_not_activated(DoctorReport& report) {
+  Finding f = not_activated_finding(Severity::error, report.inputs.config.ld_library_path);
+  for (const auto& root : report.roots)
+    if (!root.loads) {
+      f.affects.push_back(root.file);
+      if (f.first_error.empty()) f.first_error = root.first_error;
+    }
+  if (f.affects.empty()) return;
+  f.title = std::to_string(f.affects.size()) + " root(s) fail when the env is launched without activation";
+  report.findings.push_back(std::move(f));
+}
+
+} // namespace condacuda::doctor
