@@ -16,6 +16,7 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
   for (const auto& f : snapshot->shared_objects)
     if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
   in.inventory = inventory::build_inventory(*snapshot);
+  in.inventory.pinned = sys::pinned_files(env.prefix);
   in.config = sys::detect_machine().config;
   in.base_ld_library_path = base.is_given() ? base.value() : in.config.ld_library_path;
   in.ld_library_path_source = base.is_given() ? "--ld-library-path" : "caller";

@@ -2,13 +2,16 @@
 
 #include "sys/env_discovery.hpp"
 #include "sys/env_scan.hpp"
+#include "sys/repair_state.hpp"
 
 namespace condacuda::app {
 
 Result<inventory::Inventory> info(const env::EnvRecord& env) {
   auto snapshot = sys::scan_env(env.prefix);
   if (!snapshot) return snapshot.error();
-  return inventory::build_inventory(*snapshot);
+  auto inv = inventory::build_inventory(*snapshot);
+  inv.pinned = sys::pinned_files(env.prefix);
+  return inv;
 }
 
 EnvList list() {

@@ -6,6 +6,7 @@
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
+#include "sys/repair_state.hpp"
 
 namespace condacuda::app {
 
@@ -48,6 +49,14 @@ Result<LockedEnv> lock_env(const LockOptions& options) {
   out.warnings.insert(out.warnings.end(), hashed.warnings.begin(), hashed.warnings.end());
   for (const auto& p : paths)
     if (!hashed.sha256_by_file.count(p)) out.unhashed.push_back(p);
+  // A library `repair --pin` changed is locked as its original (one tag
+  // differs): the pin is condacuda's own fix, not drift of the env.
+  if (auto manifest = sys::read_manifest(inv.prefix); manifest && *manifest)
+    for (const auto& pin : (*manifest)->pins)
+      if (auto it = hashed.sha256_by_file.find(pin.path); it != hashed.sha256_by_file.end() && it->second == pin.pinned_sha256) {
+        it->second = pin.original_sha256;
+        out.pinned.push_back(pin.path);
+      }
   out.lock = lock::make_lock(options.env.name, inv, hashed.sha256_by_file, alignment, *options.table);
   return out;
 }

@@ -34,6 +34,7 @@ struct LockedEnv {
   sys::HashStats stats;
   std::vector<std::string> warnings; // the scan's and the hashing's
   std::vector<std::string> unhashed; // libraries whose bytes could not be read (locked without sha256)
+  std::vector<std::string> pinned;   // pinned libraries, locked with their original's sha256
   // A lock to write must pin every file: an error (bad_input) names how many could not be read.
   Status complete() const;
 };

@@ -55,14 +55,16 @@ std::vector<repair::PinnedNow> pinned_now(const std::optional<repair::Manifest>&
   return out;
 }
 
-// What the pins must withstand not activated: the machine's system CUDA
-// folders first, then this shell's value without the env's hook.
-std::optional<std::string> hostile_value(const doctor::DoctorInputs& inputs, const std::vector<std::string>& system) {
+// What the pins must withstand not activated: this shell's value without the
+// env's hook, and the machine's system CUDA folders before it.
+std::vector<std::optional<std::string>> not_activated_values(const doctor::DoctorInputs& inputs,
+                                                             const std::vector<std::string>& system) {
   auto shell = repair::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+  std::vector<std::optional<std::string>> out{shell};
   std::vector<std::string> parts = system;
   if (shell && !shell->empty()) parts.push_back(*shell);
-  if (parts.empty()) return std::nullopt;
-  return util::join(parts, ":");
+  if (!system.empty()) out.push_back(util::join(parts, ":"));
+  return out;
 }
 
 bool is_venv(const env::EnvRecord& env) { return env.kind == env::EnvKind::venv || env.kind == env::EnvKind::uv; }
@@ -106,7 +108,7 @@ RepairOutcome repair(const RepairOptions& options) {
   request.own_links = own_links(prefix, *previous);
   request.pinned_now = pinned_now(*previous);
   request.pin = options.pin.value_or(pins_by_default(options.env, *previous));
-  request.hostile_ld_library_path = hostile_value(*inputs, system);
+  request.not_activated_values = not_activated_values(*inputs, system);
   if (request.pin && !options.pin && is_venv(options.env) && !*previous)
     o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
                       "env's libraries win without it; --no-pin does not");

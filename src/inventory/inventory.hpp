@@ -52,6 +52,9 @@ struct Inventory {
   std::vector<UnusableLibrary> unusable; // sorted by file
   std::vector<int> cuda_majors;   // distinct majors of the toolkit libraries, ascending
   std::vector<std::string> warnings;
+  // Files `condacuda repair --pin` changed (DT_RUNPATH -> DT_RPATH), from its
+  // manifest, sorted; filled by the system layer, empty in a bare scan.
+  std::vector<std::string> pinned;
 
   // "none", "12", "13" or "mixed".
   std::string cuda_summary() const;

@@ -207,24 +207,28 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
 }
 
 // Pins, round by round (a pinned library loads more of the env's copies, whose
-// own dependencies may then go wrong), until every root loads not activated
-// with the hostile value or nothing more can be pinned.
+// own dependencies may then go wrong), for each not-activated value in turn,
+// until every root loads with it or nothing more can be pinned.
 void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, OverlayFileView& overlay) {
-  doctor::DoctorInputs in = bare_inputs;
-  in.config.ld_library_path = plan.hostile_ld_library_path;
-  in.base_ld_library_path = plan.hostile_ld_library_path;
-  auto env = env_files(in, overlay);
-  std::set<std::string> pinned;
-  for (int round = 0; round < 16; ++round) {
-    auto report = doctor::run_doctor(in, overlay);
-    auto more = pin_round(report, overlay, env, pinned);
-    plan.unpinnable = std::move(more.unpinnable);
-    if (more.pins.empty()) break;
-    for (auto& p : more.pins) {
-      show_pinned(overlay, prefix_of(in), p);
-      pinned.insert(p.path);
-      plan.pins.push_back(std::move(p));
+  auto env = env_files(bare_inputs, overlay);
+  std::set<std::string> pinned, unpinnable;
+  for (const auto& value : plan.not_activated_values) {
+    doctor::DoctorInputs in = bare_inputs;
+    in.config.ld_library_path = value;
+    in.base_ld_library_path = value;
+    PinRound last;
+    for (int round = 0; round < 16; ++round) {
+      auto report = doctor::run_doctor(in, overlay);
+      last = pin_round(report, overlay, env, pinned);
+      if (last.pins.empty()) break;
+      for (auto& p : last.pins) {
+        show_pinned(overlay, prefix_of(in), p);
+        pinned.insert(p.path);
+        plan.pins.push_back(std::move(p));
+      }
     }
+    for (auto& u : last.unpinnable)
+      if (unpinnable.insert(u.root).second) plan.unpinnable.push_back(std::move(u));
   }
   std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 }
@@ -279,7 +283,7 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   auto final_report = doctor::run_doctor(b, overlay);
   plan.folders = order_folders(needed_folders(final_report), inputs.inventory);
   plan.pin = request.pin;
-  plan.hostile_ld_library_path = request.hostile_ld_library_path;
+  plan.not_activated_values = request.not_activated_values;
   if (request.pin) plan_pins(plan, b, overlay);
   return plan;
 }
@@ -336,9 +340,10 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
   auto shell = not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
   scenario("not activated", "this shell's LD_LIBRARY_PATH " + shown(shell) + " without the hook, env not activated",
            shell, false, std::nullopt, true, true);
-  if (plan.hostile_ld_library_path && plan.hostile_ld_library_path != shell)
-    scenario("not activated, hostile", "LD_LIBRARY_PATH " + shown(plan.hostile_ld_library_path) + ", env not activated",
-             plan.hostile_ld_library_path, false, std::nullopt, true, true);
+  for (const auto& value : plan.not_activated_values)
+    if (value && value != shell)
+      scenario("not activated, hostile", "LD_LIBRARY_PATH " + shown(value) + ", env not activated", value, false,
+               std::nullopt, true, true);
   scenario("not activated, unset", "LD_LIBRARY_PATH unset, env not activated (pins, symlinks and RUNPATH)",
            std::nullopt, false, std::nullopt, true, true);
   return v;

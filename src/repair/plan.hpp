@@ -55,8 +55,9 @@ struct PlanRequest {
   // Files a previous repair pinned: planning sees them as their originals.
   std::vector<PinnedNow> pinned_now;
   bool pin = false;
-  // The LD_LIBRARY_PATH the pins must withstand, not activated.
-  std::optional<std::string> hostile_ld_library_path;
+  // The LD_LIBRARY_PATH values the pins must withstand, not activated (this
+  // shell's without the hook; the machine's system CUDA folders first).
+  std::vector<std::optional<std::string>> not_activated_values;
 };
 
 struct RepairPlan {
@@ -65,7 +66,7 @@ struct RepairPlan {
   bool pin = false;                   // pins asked for: not-activated launches are verified
   std::vector<PlannedPin> pins;
   std::vector<UnpinnableRoot> unpinnable;
-  std::optional<std::string> hostile_ld_library_path;
+  std::vector<std::optional<std::string>> not_activated_values; // verified, with unset
 
   bool empty() const { return folders.empty() && links.empty() && pins.empty(); }
   std::vector<std::string> folder_paths() const;
@@ -96,9 +97,9 @@ struct Verification {
 // Simulates every root with the plan applied: with the caller's base
 // LD_LIBRARY_PATH plus the hook, with the machine's system CUDA folders plus
 // the hook (both required), and unactivated with only the symlinks (reported).
-// A plan with pins is also simulated not activated with the caller's value
-// and with the system CUDA folders first (required, but for the roots the
-// plan names unpinnable), and with LD_LIBRARY_PATH unset (required).
+// A plan with pins is also simulated not activated with each of its
+// not-activated values and with LD_LIBRARY_PATH unset (required, but for the
+// roots the plan names unpinnable).
 // `pinned_now`: the pins on disk, seen as their originals unless the plan keeps them.
 Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inputs,
                          const std::vector<std::string>& system_cuda_dirs, loader::FileSystemView& files,

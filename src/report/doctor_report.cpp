@@ -5,6 +5,7 @@
 #include <set>
 
 #include "report/info_report.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::report {
 
@@ -104,6 +105,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
   j.set("summary", summary);
   j.set("healthy", r.healthy());
   j.set("roots", roots);
+  j.set("pinned", strings(in.inventory.pinned));
   Json findings = Json::array();
   for (const auto& f : r.findings) findings.push(finding_json(f));
   j.set("findings", findings);
@@ -124,6 +126,10 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
          "\n";
   out += style.bold("host") + "  " + r.host_description + style.dim("  glibc 2." + std::to_string(in.config.glibc_minor)) + "\n";
   if (r.host_error) out += style.red("the host itself fails to start: ") + *r.host_error;
+  if (!in.inventory.pinned.empty())
+    out += style.bold("pinned") + " " + std::to_string(in.inventory.pinned.size()) +
+           " file(s) by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH): " +
+           util::join(in.inventory.pinned, ", ") + "\n";
   int fails = 0;
   for (const auto& root : r.roots) fails += root.loads ? 0 : 1;
   int fails_unactivated = 0;

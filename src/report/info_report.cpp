@@ -75,6 +75,7 @@ Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv) {
     consumers.push(cj);
   }
   j.set("consumers", consumers);
+  j.set("pinned", string_array(inv.pinned));
   j.set("warnings", string_array(inv.warnings));
   return j;
 }
@@ -113,6 +114,10 @@ std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv
       t.add({c.file, needs});
     }
     out += t.render(style, 2);
+  }
+  if (!inv.pinned.empty()) {
+    out += "\n" + style.bold("Pinned") + " by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH; `condacuda undo` restores them)\n";
+    for (const auto& p : inv.pinned) out += "  " + p + "\n";
   }
   for (const auto& w : inv.warnings) out += style.yellow("warning: ") + w + "\n";
   return out;

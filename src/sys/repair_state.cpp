@@ -60,6 +60,15 @@ std::map<std::string, std::vector<std::uint64_t>> pin_offsets(const repair::Desi
   return out;
 }
 
+std::vector<std::string> pinned_files(const std::string& prefix) {
+  std::vector<std::string> out;
+  auto manifest = read_manifest(prefix);
+  if (manifest && *manifest)
+    for (const auto& p : (*manifest)->pins) out.push_back(p.path);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 HookState read_hook_state(const std::string& prefix) {
   HookState state;
   auto manifest = read_manifest(prefix);

@@ -37,6 +37,10 @@ std::map<std::string, repair::PinDisk> read_pin_states(const PrefixTree& tree,
 std::map<std::string, std::vector<std::uint64_t>> pin_offsets(const repair::DesiredState* desired,
                                                               const std::optional<repair::Manifest>& previous);
 
+// The files the manifest says repair pinned (prefix-relative, sorted); none
+// when there is no manifest or it cannot be read.
+std::vector<std::string> pinned_files(const std::string& prefix);
+
 struct HookState {
   bool installed = false;           // the manifest and the sh activation hook both exist
   std::vector<std::string> folders; // from the manifest, relative to the prefix

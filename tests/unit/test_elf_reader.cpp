@@ -21,6 +21,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
+#include "elf/pin.hpp"
 #include "support/fixture.hpp"
 #include "sys/mapped_file.hpp"
 
@@ -1264,4 +1265,36 @@ TEST_CASE("a table whose chain runs through 200,000 symbols costs linear time, n
     if (lookup(**o, std::string(s->name)) != std::vector<std::uint32_t>{index}) ++mismatches;
   }
   CHECK(mismatches == 0);
+}
+
+TEST_CASE("retag: a pinned library is the original with its DT_RUNPATH tag now DT_RPATH, as readelf reads it") {
+  const std::string& path = demo_path(HashStyle::gnu);
+  auto o = parse_file(path);
+  auto offsets = elf::runpath_tag_offsets(*o);
+  REQUIRE(offsets.size() == 1);
+  const std::string original = fixture::read_file(path);
+  auto pinned = elf::retag(original, offsets, elf::runpath_tag, elf::rpath_tag);
+  REQUIRE(pinned.ok());
+  CHECK(pinned->size() == original.size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < original.size(); ++i) differ += original[i] != (*pinned)[i] ? 1 : 0;
+  CHECK(differ == 1); // 29 -> 15: one byte of the little-endian d_tag
+  fixture::TempDir t("retag");
+  const std::string out = t.path() + "/pinned.so";
+  fixture::write_file(out, *pinned);
+  ReadelfFacts want = run_readelf(out);
+  CHECK_FALSE(want.runpath);
+  REQUIRE(want.rpath);
+  CHECK(*want.rpath == "$ORIGIN/../lib");
+  auto p = parse_file(out);
+  REQUIRE(p->dynamic().rpath);
+  CHECK_FALSE(p->dynamic().runpath);
+  CHECK(elf::runpath_tag_offsets(*p).empty());
+  // Back: the original byte for byte. Twice, or at a wrong offset: an error.
+  auto back = elf::retag(*pinned, offsets, elf::rpath_tag, elf::runpath_tag);
+  REQUIRE(back.ok());
+  CHECK(*back == original);
+  CHECK_FALSE(elf::retag(*pinned, offsets, elf::runpath_tag, elf::rpath_tag).ok());
+  CHECK_FALSE(elf::retag(original, {offsets[0] + 1}, elf::runpath_tag, elf::rpath_tag).ok());
+  CHECK_FALSE(elf::retag(original, {original.size() - 4}, elf::runpath_tag, elf::rpath_tag).ok());
 }

@@ -463,3 +463,14 @@ TEST_CASE("the model and the rendered sh hooks agree byte for byte (bash, dash)"
         }
       }
 }
+
+TEST_CASE("not_activated_value: this shell's LD_LIBRARY_PATH without what the env's hook added here") {
+  using condacuda::repair::not_activated_value;
+  CHECK(not_activated_value(std::nullopt, std::nullopt) == std::nullopt);
+  CHECK(not_activated_value(std::string("/sys/lib"), std::nullopt) == std::string("/sys/lib"));
+  CHECK(not_activated_value(std::string("/env/a:/env/b:/sys/lib"), std::string("/env/a:/env/b")) ==
+        std::string("/sys/lib"));
+  CHECK(not_activated_value(std::string("/env/a"), std::string("/env/a")) == std::nullopt); // empty is unset to ld.so
+  // Entries the hook did not add (moved since) stay.
+  CHECK(not_activated_value(std::string("/sys/lib:/env/b"), std::string("/env/a:/env/b")) == std::string("/sys/lib:/env/b"));
+}

@@ -252,3 +252,81 @@ TEST_CASE("journal: an entry being replaced keeps what it was, so a run killed b
   // A third state of the file is still not condacuda's.
   CHECK(change_for(compute_changes(want, journal, {{hook, file_state("edited")}}, "t"), hook).action == Action::conflict);
 }
+
+namespace {
+const std::string lib = "lib/python3.11/site-packages/nvidia/cusparse/lib/libcusparse.so.12";
+const std::string orig(64, 'a'), pinned(64, 'b'), other(64, 'c');
+
+PlannedPin planned_pin() { return {lib, "$ORIGIN", {4096}, "libnvJitLink.so.12: LD_LIBRARY_PATH gave /x"}; }
+ManifestPin recorded_pin() { return {lib, orig, pinned, {4096}, original_store_path(lib)}; }
+Manifest with_pin() {
+  Manifest m = manifest_of({});
+  m.pin = true;
+  m.pins = {recorded_pin()};
+  return m;
+}
+PinChange::Action action_of(const std::vector<PinChange>& changes) {
+  REQUIRE(changes.size() == 1);
+  return changes[0].action;
+}
+} // namespace
+
+TEST_CASE("pin_changes: a new pin records the shas of the file now and pinned; the original is kept by path") {
+  auto changes = pin_changes({planned_pin()}, std::nullopt, {{lib, {orig, pinned}}});
+  CHECK(action_of(changes) == PinChange::Action::pin);
+  CHECK(changes[0].pin == recorded_pin());
+  CHECK(changes[0].pin.original.rfind("etc/condacuda/originals/", 0) == 0);
+  CHECK(changes[0].pin.original != original_store_path("lib/other/libcusparse.so.12")); // one name per path
+}
+
+TEST_CASE("pin_changes: pinned already is kept; the original again (a killed run, a reinstall) is pinned again") {
+  CHECK(action_of(pin_changes({planned_pin()}, with_pin(), {{lib, {pinned, ""}}})) == PinChange::Action::keep);
+  CHECK(action_of(pin_changes({planned_pin()}, with_pin(), {{lib, {orig, pinned}}})) == PinChange::Action::pin);
+}
+
+TEST_CASE("pin_changes: a library replaced since its pin (a package update) is pinned anew from its new content") {
+  auto changes = pin_changes({planned_pin()}, with_pin(), {{lib, {other, std::string(64, 'd')}}});
+  CHECK(action_of(changes) == PinChange::Action::pin);
+  CHECK(changes[0].pin.original_sha256 == other);
+  CHECK(changes[0].pin.pinned_sha256 == std::string(64, 'd'));
+}
+
+TEST_CASE("pin_changes: a planned pin whose tags are not where the plan found them, or no file, is a conflict") {
+  CHECK(action_of(pin_changes({planned_pin()}, std::nullopt, {{lib, {other, ""}}})) == PinChange::Action::conflict);
+  CHECK(action_of(pin_changes({planned_pin()}, std::nullopt, {{lib, {"", ""}}})) == PinChange::Action::conflict);
+  ChangeSet set;
+  set.pins = pin_changes({planned_pin()}, std::nullopt, {{lib, {"", ""}}});
+  CHECK(set.conflicts());
+}
+
+TEST_CASE("pin_changes and undo: a pin no longer wanted is undone, dropped when original, left when changed") {
+  CHECK(action_of(pin_changes({}, with_pin(), {{lib, {pinned, ""}}})) == PinChange::Action::unpin);
+  CHECK(action_of(pin_changes({}, with_pin(), {{lib, {orig, pinned}}})) == PinChange::Action::drop);
+  CHECK(action_of(pin_changes({}, with_pin(), {{lib, {other, ""}}})) == PinChange::Action::leave);
+  auto undo = undo_changes(with_pin(), {}, {{lib, {pinned, ""}}});
+  REQUIRE(undo.pins.size() == 1);
+  CHECK(undo.pins[0].action == PinChange::Action::unpin);
+  CHECK(undo_changes(with_pin(), {}, {{lib, {other, ""}}}).pins[0].action == PinChange::Action::leave);
+}
+
+TEST_CASE("compute_changes with pins: the manifest keeps the pin mode and lists pinned, kept and left pins") {
+  DesiredState d = wanted({});
+  d.pin = true;
+  d.pins = {planned_pin()};
+  auto set = compute_changes(d, std::nullopt, {}, "condacuda test", {{lib, {orig, pinned}}});
+  CHECK(set.writes());
+  CHECK(set.manifest.pin);
+  REQUIRE(set.manifest.pins.size() == 1);
+  CHECK(set.manifest.pins[0] == recorded_pin());
+  // Unchanged on a second run: nothing to write.
+  auto again = compute_changes(d, set.manifest, {}, "condacuda test", {{lib, {pinned, ""}}});
+  CHECK_FALSE(again.writes());
+  CHECK(again.manifest.pins == set.manifest.pins);
+}
+
+TEST_CASE("journal: a pin being undone stays listed until the final manifest") {
+  Manifest next = manifest_of({});
+  auto journal = journal_of(next, with_pin());
+  REQUIRE(journal.pins.size() == 1);
+  CHECK(journal.pins[0] == recorded_pin());
+}

@@ -183,9 +183,9 @@ TEST_CASE("corrupt: a version that is not a number, or below 1") {
 }
 
 TEST_CASE("unsupported: a manifest from a newer condacuda") {
-  auto e = parse_error("version: 2\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
+  auto e = parse_error("version: 3\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
   CHECK(e.code == ErrorCode::unsupported);
-  CHECK(contains(e.message, "version 2"));
+  CHECK(contains(e.message, "version 3"));
 }
 
 TEST_CASE("round trip: a journal's previous states") {
@@ -198,4 +198,41 @@ TEST_CASE("round trip: a journal's previous states") {
   REQUIRE(back.ok());
   CHECK(*back == m);
   CHECK(render_manifest(*back) == render_manifest(m));
+}
+
+TEST_CASE("pins: read back exactly, version 2; the pin mode survives without pins") {
+  Manifest m = odd_manifest();
+  m.pin = true;
+  const std::string lib = "lib/python3.11/site-packages/nvidia/cusparse/lib/libcusparse.so.12";
+  m.pins = {{lib, std::string(64, 'a'), std::string(64, 'b'), {11784, 18446744073709551615ull}, original_store_path(lib)}};
+  std::string text = render_manifest(m);
+  CHECK(contains(text, "version: 2"));
+  auto back = parse_manifest(text);
+  REQUIRE(back.ok());
+  CHECK(back->pins == m.pins);
+  CHECK(back->pin);
+  Manifest mode_only = odd_manifest();
+  mode_only.pin = true;
+  auto mode_back = parse_manifest(render_manifest(mode_only));
+  REQUIRE(mode_back.ok());
+  CHECK(mode_back->pin);
+  CHECK(contains(render_manifest(odd_manifest()), "version: 1")); // without pins: what condacuda 0.1 reads
+}
+
+TEST_CASE("pins: undo renames the kept original over the library, so only condacuda's own names are accepted") {
+  const std::string head = "version: 2\nentries: []\npins:\n  - path: lib/a.so\n";
+  const std::string shas = "    original_sha256: " + std::string(64, 'a') + "\n    pinned_sha256: " + std::string(64, 'b') + "\n";
+  auto ok = parse_manifest(head + shas + "    offsets: [8]\n    original: " + original_store_path("lib/a.so") + "\n");
+  CHECK(ok.ok());
+  CHECK(contains(parse_error(head + shas + "    offsets: [8]\n    original: etc/passwd\n").message, "not kept where"));
+  CHECK(contains(parse_error("version: 2\npins:\n  - path: ../../etc/x.so\n" + shas + "    offsets: [8]\n    original: " +
+                             original_store_path("../../etc/x.so") + "\n")
+                     .message,
+                 "not a path inside the env"));
+  CHECK(contains(parse_error(head + "    original_sha256: zz\n    pinned_sha256: " + std::string(64, 'b') +
+                             "\n    offsets: [8]\n    original: " + original_store_path("lib/a.so") + "\n")
+                     .message,
+                 "malformed sha256"));
+  CHECK(contains(parse_error(head + shas + "    offsets: []\n    original: " + original_store_path("lib/a.so") + "\n").message,
+                 "no 'offsets'"));
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "elf/pin.hpp"
 #include "repair/plan.hpp"
 #include "support/demo_env.hpp"
 #include "support/fixture.hpp"
@@ -169,4 +170,82 @@ TEST_CASE("verify_plan: links alone do not survive the hostile folder; folders a
   v = verify(folders_only, seed);
   CHECK(v.ok); // the required scenarios are activated ones
   CHECK_FALSE(scenario(v, "not activated").report.healthy());
+}
+
+namespace {
+repair::RepairPlan pin_plan_for(const demo_env::Seed& seed, const std::vector<repair::PinnedNow>& pinned_now = {}) {
+  sys::DiskFileView files(sys::host_machine());
+  repair::PlanRequest request;
+  request.pin = true;
+  request.not_activated_values = {seed.system};
+  request.pinned_now = pinned_now;
+  return repair::plan_repair(demo_env::inputs(seed.prefix, files, seed.system), files, request);
+}
+} // namespace
+
+TEST_CASE("plan_repair --pin: the library whose nvJitLink LD_LIBRARY_PATH shadows is pinned, and nothing else") {
+  TempDir t("plan-pin");
+  auto seed = demo_env::build_seed(t.path());
+  auto plan = pin_plan_for(seed);
+  REQUIRE(plan.pins.size() == 1);
+  CHECK(plan.pins[0].path == demo_env::cusparse);
+  CHECK(plan.pins[0].runpath == "$ORIGIN");
+  CHECK(plan.pins[0].offsets.size() == 1);
+  CHECK(plan.pins[0].reason.find(seed.system + "/libnvJitLink.so.12") != std::string::npos);
+  CHECK(plan.unpinnable.empty());
+  // Not activated, with the hostile folder first and with nothing: every root loads.
+  sys::DiskFileView files(sys::host_machine());
+  auto v = repair::verify_plan(plan, demo_env::inputs(seed.prefix, files, seed.system), {seed.system}, files);
+  CHECK(v.ok);
+  for (const auto& s : v.scenarios) {
+    INFO(s.name);
+    CHECK(s.required);
+    CHECK(s.passes());
+  }
+  // The same plan without its pin fails the required not-activated scenarios.
+  auto unpinned = plan;
+  unpinned.pins.clear();
+  sys::DiskFileView fresh(sys::host_machine());
+  auto broken = repair::verify_plan(unpinned, demo_env::inputs(seed.prefix, fresh, seed.system), {seed.system}, fresh);
+  CHECK_FALSE(broken.ok);
+  CHECK_FALSE(scenario(broken, "not activated, hostile").passes());
+}
+
+TEST_CASE("plan_repair --pin: a library pinned on disk is planned as its original, so the plan does not change") {
+  TempDir t("plan-pin-again");
+  auto seed = demo_env::build_seed(t.path());
+  auto first = pin_plan_for(seed);
+  REQUIRE(first.pins.size() == 1);
+  // Pin it as repair would: the tag changed in place.
+  const std::string path = seed.prefix + "/" + first.pins[0].path;
+  auto pinned = elf::retag(fixture::read_file(path), first.pins[0].offsets, elf::runpath_tag, elf::rpath_tag);
+  REQUIRE(pinned.ok());
+  std::filesystem::remove(path);
+  fixture::write_file(path, *pinned);
+  auto again = pin_plan_for(seed, {{first.pins[0].path, first.pins[0].offsets}});
+  REQUIRE(again.pins.size() == 1);
+  CHECK(again.pins[0].path == first.pins[0].path);
+  CHECK(again.pins[0].offsets == first.pins[0].offsets);
+  // Unaware of the pin, planning sees a library that needs nothing more.
+  CHECK(pin_plan_for(seed).pins.empty());
+}
+
+TEST_CASE("plan_repair --pin: a library without DT_RUNPATH cannot be pinned: its roots are named with the reason") {
+  TempDir t("plan-pin-none");
+  auto seed = demo_env::build_seed(t.path());
+  // cuSPARSE without RUNPATH (nor RPATH): nothing to turn into RPATH.
+  fixture::gcc({"-shared", "-fPIC", "-Wl,-soname,libcusparse.so.12", "-o", seed.prefix + "/" + demo_env::cusparse,
+                std::string(CONDACUDA_SOURCE_DIR) + "/examples/demo-env/src/cusparse.c",
+                "-L" + seed.prefix + "/" + demo_env::nvjitlink_dir, "-l:libnvJitLink.so.12"});
+  auto plan = pin_plan_for(seed);
+  CHECK(plan.pins.empty());
+  REQUIRE_FALSE(plan.unpinnable.empty());
+  bool named = false;
+  for (const auto& u : plan.unpinnable)
+    if (u.root == demo_env::cusparse) {
+      named = true;
+      CHECK(u.why.find("no DT_RUNPATH") != std::string::npos);
+      CHECK(u.error.find("__nvJitLinkAddData_12_1") != std::string::npos);
+    }
+  CHECK(named);
 }

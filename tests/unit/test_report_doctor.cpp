@@ -75,8 +75,8 @@ doctor::DoctorReport sample() {
 TEST_CASE("condacuda.doctor/1: the top-level fields in order with their types") {
   auto j = report::doctor_json(sample());
   CHECK(j.string_at("schema") == "condacuda.doctor/1");
-  CHECK(shape(j) == "schema:string env:object ld_library_path:object host:object loader:object summary:object "
-                    "healthy:bool roots:array findings:array");
+  CHECK(shape(j) == "schema:string env:object ld_library_path:object context:string host:object loader:object "
+                    "summary:object healthy:bool roots:array pinned:array findings:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(member(j, "env").string_at("kind") == "conda");
   CHECK(shape(member(j, "ld_library_path")) == "base:string source:string hook_applied:bool assumed:string");
@@ -104,9 +104,9 @@ TEST_CASE("condacuda.doctor/1: roots with their verdict and the loader's errors"
   auto j = report::doctor_json(sample());
   const auto& roots = member(j, "roots").as_array();
   REQUIRE(roots.size() == 2);
-  CHECK(shape(roots[0]) == "file:string kind:string component:string verdict:string error:null errors:array");
+  CHECK(shape(roots[0]) == "file:string kind:string component:string verdict:string error:null errors:array contexts:object");
   CHECK(roots[0].string_at("verdict") == "loads");
-  CHECK(shape(roots[1]) == "file:string kind:string verdict:string error:string errors:array");
+  CHECK(shape(roots[1]) == "file:string kind:string verdict:string error:string errors:array contexts:object");
   CHECK(roots[1].string_at("verdict") == "fails");
   CHECK(member(roots[1], "errors").as_array().size() == 1);
   CHECK(member(roots[1], "errors").as_array()[0].as_string() ==

@@ -52,7 +52,7 @@ TEST_CASE("condacuda.info/1: the top-level fields in order with their types") {
   auto j = report::info_json(demo, sample());
   CHECK(j.string_at("schema") == "condacuda.info/1");
   CHECK(shape(j) == "schema:string env:object cuda:string cuda_majors:array site_packages:array library_folders:array "
-                    "components:array consumers:array warnings:array");
+                    "components:array consumers:array pinned:array warnings:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(member(j, "env").string_at("kind") == "venv");
   CHECK(j.string_at("cuda") == "12");

@@ -57,7 +57,7 @@ TEST_CASE("condacuda.repair/1: the top-level fields in order with their types") 
   auto j = report::repair_json(repaired());
   CHECK(j.string_at("schema") == "condacuda.repair/1");
   CHECK(shape(j) == "schema:string env:object dry_run:bool outcome:string plan:object verification:object changes:array "
-                    "failure:null after:object");
+                    "pin_changes:array failure:null notes:array after:object");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(j.string_at("outcome") == "repaired");
   CHECK(shape(member(j, "after")) == "healthy:bool errors:int warnings:int");
@@ -68,7 +68,7 @@ TEST_CASE("condacuda.repair/1: the top-level fields in order with their types") 
 TEST_CASE("condacuda.repair/1: the plan's folders, links and hooks") {
   auto j = report::repair_json(repaired());
   const auto& plan = member(j, "plan");
-  CHECK(shape(plan) == "folders:array links:array hooks:array");
+  CHECK(shape(plan) == "folders:array links:array pin:bool pins:array unpinnable:array hooks:array");
   const auto& folders = member(plan, "folders").as_array();
   REQUIRE(folders.size() == 1);
   CHECK(shape(folders[0]) == "path:string sonames:array");
@@ -88,7 +88,8 @@ TEST_CASE("condacuda.repair/1: verification scenarios and the changes") {
   CHECK_FALSE(member(v, "ok").as_bool(true));
   const auto& scenarios = member(v, "scenarios").as_array();
   REQUIRE(scenarios.size() == 1);
-  CHECK(shape(scenarios[0]) == "name:string description:string required:bool healthy:bool roots:int fails:int findings:array");
+  CHECK(shape(scenarios[0]) == "name:string description:string required:bool healthy:bool passes:bool excused:array roots:int "
+                                     "fails:int findings:array");
   CHECK_FALSE(member(scenarios[0], "healthy").as_bool(true));
   CHECK(member(scenarios[0], "fails").as_int() == 1);
   const auto& findings = member(scenarios[0], "findings").as_array();
@@ -119,7 +120,7 @@ TEST_CASE("condacuda.repair/1: outcome is the status's name; absent changes, fai
   CHECK(j.string_at("outcome") == "would-repair");
   CHECK(member(j, "dry_run").as_bool());
   CHECK(shape(j) == "schema:string env:object dry_run:bool outcome:string plan:object verification:object changes:null "
-                    "failure:string after:null");
+                    "pin_changes:null failure:string notes:array after:null");
   CHECK(j.string_at("failure") == "libnvJitLink.so.12 is not in the env");
 }
 
@@ -131,7 +132,7 @@ TEST_CASE("condacuda.undo/1: env, whether there was a manifest, and the changes"
                        change(repair::Change::Action::leave, "etc/conda/deactivate.d/condacuda.sh", repair::ManifestEntry::Kind::file)};
   auto j = report::undo_json(u);
   CHECK(j.string_at("schema") == "condacuda.undo/1");
-  CHECK(shape(j) == "schema:string env:object had_manifest:bool changes:array");
+  CHECK(shape(j) == "schema:string env:object had_manifest:bool changes:array pin_changes:array");
   CHECK(member(j, "had_manifest").as_bool());
   const auto& changes = member(j, "changes").as_array();
   REQUIRE(changes.size() == 2);
@@ -139,6 +140,6 @@ TEST_CASE("condacuda.undo/1: env, whether there was a manifest, and the changes"
   CHECK(changes[1].string_at("action") == "leave");
   // Nothing to undo: still the same fields, an empty list.
   auto none = report::undo_json(app::UndoOutcome{demo, {}, false});
-  CHECK(shape(none) == "schema:string env:object had_manifest:bool changes:array");
+  CHECK(shape(none) == "schema:string env:object had_manifest:bool changes:array pin_changes:array");
   CHECK(member(none, "changes").as_array().empty());
 }
