@@ -136,6 +136,7 @@ RepairOutcome repair(const RepairOptions& options) {
   const bool wants_nothing = desired->entries.empty() && desired->pins.empty();
   if (!o.changes->writes() && (manifest_same || (!*previous && wants_nothing))) {
     status = wants_nothing ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
+    remove_leftovers(*tree, *desired, *previous);
   } else {
     if (auto applied = apply_repair(*tree, *desired, *previous, *o.changes); !applied)
       return failed(std::move(o), applied.error());

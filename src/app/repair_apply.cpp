@@ -199,11 +199,16 @@ Result<sys::PrefixTree> open_locked(const std::string& prefix) {
   return tree;
 }
 
-Status apply_repair(sys::PrefixTree& tree, const repair::DesiredState& desired,
-                    const std::optional<repair::Manifest>& previous, repair::ChangeSet& changes) {
+void remove_leftovers(sys::PrefixTree& tree, const repair::DesiredState& desired,
+                      const std::optional<repair::Manifest>& previous) {
   std::vector<std::string> touched = repair::paths_of(desired, previous);
   for (const auto& p : repair::pin_paths_of(desired, previous)) touched.push_back(p);
   remove_temporaries(tree, touched);
+}
+
+Status apply_repair(sys::PrefixTree& tree, const repair::DesiredState& desired,
+                    const std::optional<repair::Manifest>& previous, repair::ChangeSet& changes) {
+  remove_leftovers(tree, desired, previous);
   repair::Manifest& next = changes.manifest;
   // Folders to create, recorded in the journal before any is made.
   std::vector<std::string> to_make = missing_folders(tree, desired, changes);

@@ -22,6 +22,12 @@ struct Applied {
 // to its last write, so it never plans from another run's half-done state.
 Result<sys::PrefixTree> open_locked(const std::string& prefix);
 
+// Removes the temporaries a killed run left beside condacuda's files and
+// folders and beside the libraries it pins (a repair with nothing else to do
+// still completes a killed undo's cleanup).
+void remove_leftovers(sys::PrefixTree& locked, const repair::DesiredState& desired,
+                      const std::optional<repair::Manifest>& previous);
+
 // Applies `changes` (computed under `locked`'s lock from `previous`, the
 // manifest there) to take the env to `desired`: removes the temporaries a
 // killed run left, writes the journal (every file and folder the run may

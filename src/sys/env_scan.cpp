@@ -7,6 +7,7 @@
 
 #include "inventory/components.hpp"
 #include "sys/mapped_file.hpp"
+#include "sys/posix.hpp"
 
 namespace condacuda::sys {
 
@@ -168,7 +169,11 @@ Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text) {
       if (skipped_dir(entry.path().lexically_relative(prefix))) it.disable_recursion_pending();
       continue;
     }
-    if (!inventory::looks_like_shared_library(entry.path().filename().string())) continue;
+    const std::string name = entry.path().filename().string();
+    if (!inventory::looks_like_shared_library(name)) continue;
+    // What a killed condacuda left (a pinned library being written): never
+    // part of the env; the next repair or undo removes it.
+    if (name.find(temporary_marker) != std::string::npos) continue;
     if (symlink && fs::is_directory(entry.path(), ec)) continue;
     s.shared_objects.push_back(scan_file(entry.path(), prefix, canonical_prefix, symlink, s.warnings));
   }
