@@ -2,7 +2,7 @@
 // Pinning a library's search path: its DT_RUNPATH entries become DT_RPATH
 // (tag 29 -> 15, the same string, changed in place in the dynamic section).
 // ld.so searches DT_RPATH before LD_LIBRARY_PATH and DT_RUNPATH after it
-// (elf/dl-load.c _dl_map_object; docs/loader-model.md rule 1), so a pinned
+// (elf/dl-load.c _dl_map_object; docs/loader-model.md §2.3), so a pinned
 // library finds the env's copies whatever LD_LIBRARY_PATH holds. Pure: bytes
 // in, bytes (or the edits to make) out.
 #include <cstdint>
