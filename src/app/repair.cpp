@@ -154,8 +154,12 @@ std::string post_link_message(const RepairOutcome& o) {
     return head + "repaired CUDA library loading: " + std::to_string(o.plan.folders.size()) +
            " folder(s) of this env go first on LD_LIBRARY_PATH when it is activated, " +
            std::to_string(o.plan.links.size()) +
-           " symlink(s) let RUNPATH find libraries without activation. `condacuda doctor` shows the result; "
-           "`condacuda undo` takes it back.\n";
+           " symlink(s) let RUNPATH find libraries without activation" +
+           (o.plan.pins.empty() ? std::string()
+                                : ", " + std::to_string(o.plan.pins.size()) +
+                                      " librar(ies) pinned (DT_RUNPATH -> DT_RPATH) so that LD_LIBRARY_PATH cannot shadow "
+                                      "the env's copies") +
+           ". `condacuda doctor` shows the result; `condacuda undo` takes it back.\n";
   if (o.status == RepairStatus::unchanged || o.status == RepairStatus::nothing_to_do) return ""; // quiet when all is well
   std::string why;
   for (const auto& s : o.verification.scenarios)

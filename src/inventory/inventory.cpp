@@ -137,6 +137,7 @@ Inventory build_inventory(const EnvSnapshot& s) {
     if (kind) {
       Library lib;
       lib.file = f.path;
+      lib.links_out = f.symlink;
       lib.names = aliases[f.path];
       lib.component = std::string(kind->id);
       lib.toolkit = kind->toolkit;

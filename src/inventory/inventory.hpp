@@ -21,6 +21,7 @@ struct Library {
   int cuda_major = -1;            // -1: unknown
   std::string cuda_major_source;  // how it was decided: "wheel name", "cu13 folder", ...
   std::vector<std::string> needed;
+  bool links_out = false;         // `file` is a symlink that leads out of the env (uv's symlink mode)
 };
 
 struct Consumer {

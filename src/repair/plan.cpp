@@ -146,17 +146,19 @@ void show_pinned(OverlayFileView& overlay, const std::string& prefix, const Plan
 }
 
 // The env's ELF files (libraries and consumers, real files) by identity: a
-// loaded object reached through a symlink is pinned at its real file.
+// loaded object reached through a symlink is pinned at its real file. A
+// library that is a symlink leading out of the env maps to "" (not pinnable:
+// the file is not the env's to change).
 std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> env_files(const doctor::DoctorInputs& in,
                                                                           loader::FileSystemView& files) {
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> out;
   std::string prefix = prefix_of(in);
-  auto add = [&](const std::string& rel) {
+  auto add = [&](const std::string& rel, bool links_out) {
     const auto& f = files.open_verify(prefix + "/" + rel);
-    if (f.opened() && f.elf) out.emplace(std::make_pair(f.dev, f.ino), rel);
+    if (f.opened() && f.elf) out.emplace(std::make_pair(f.dev, f.ino), links_out ? "" : rel);
   };
-  for (const auto& l : in.inventory.libraries) add(l.file);
-  for (const auto& c : in.inventory.consumers) add(c.file);
+  for (const auto& l : in.inventory.libraries) add(l.file, l.links_out);
+  for (const auto& c : in.inventory.consumers) add(c.file, false);
   return out;
 }
 
@@ -189,6 +191,12 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
       auto it = env.find({from.dev, from.ino});
       if (it == env.end() || !from.elf) continue;
       std::string reason = edge.needed + ": LD_LIBRARY_PATH gave " + target;
+      if (it->second.empty()) {
+        if (why.empty())
+          why = normal(objs[static_cast<std::size_t>(edge.from)].name) + " needs " + reason +
+                ", and it is a symlink that leads out of the env: pinning it would change a file outside";
+        continue;
+      }
       auto offsets = elf::runpath_tag_offsets(*from.elf);
       if (offsets.empty()) {
         if (why.empty()) why = it->second + " needs " + reason + ", and it has no DT_RUNPATH to pin";

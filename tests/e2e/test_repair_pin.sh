@@ -99,8 +99,8 @@ expect_eq "$(json "$scratch/pin.json" 'j["outcome"]')" repaired outcome
 expect_eq "$(json "$scratch/pin.json" '[p["path"].split("site-packages/")[1] for p in j["plan"]["pins"]]')" \
   "['nvidia/cusparse/lib/libcusparse.so.12']" "the pinned files"
 expect_eq "$(json "$scratch/pin.json" 'all(s["passes"] for s in j["verification"]["scenarios"])')" True "verified"
-readelf -d "$cusparse" | grep -q '(RPATH)' || fail "no DT_RPATH in the pinned library"
-! readelf -d "$cusparse" | grep -q '(RUNPATH)' || fail "the pinned library kept its DT_RUNPATH"
+grep -q '(RPATH)' <<< "$(readelf -d "$cusparse")" || fail "no DT_RPATH in the pinned library"
+! grep -q '(RUNPATH)' <<< "$(readelf -d "$cusparse")" || fail "the pinned library kept its DT_RUNPATH"
 cmp -s <(readelf -d "$cache" | grep -v PATH) <(readelf -d "$cusparse" | grep -v PATH) || fail "more than the tag changed"
 expect_eq "$({ cmp -l "$cache" "$cusparse" || true; } | wc -l)" 1 "bytes that differ from the original"
 expect_eq "$(sha256sum < "$cache")" "$cache_sha" "the package cache's copy after repair"

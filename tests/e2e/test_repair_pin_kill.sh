@@ -28,13 +28,13 @@ cache_intact() { expect_eq "$(sha256sum < "$scratch/pkgs/libcusparse.so.12")" "$
 
 tree_state "$env" > "$scratch/original"
 "$CONDACUDA" repair -p "$env" --pin > /dev/null
-readelf -d "$cusparse" | grep -q '(RPATH)' || fail "the setup repair pinned nothing"
+grep -q '(RPATH)' <<< "$(readelf -d "$cusparse")" || fail "the setup repair pinned nothing"
 tree_state "$env" > "$scratch/pinned"
 "$CONDACUDA" undo -p "$env" > /dev/null
 same_tree "$env" "$scratch/original" "repair --pin + undo is not the identity"
 expect_eq "$(stat -c %i "$cusparse")" "$(stat -c %i "$scratch/pkgs/libcusparse.so.12")" "the cache's inode after undo"
 
-setup() { [ "$1" = undo ] && "$CONDACUDA" repair -p "$env" --pin > /dev/null || true; }
+setup() { if [ "$1" = undo ]; then "$CONDACUDA" repair -p "$env" --pin > /dev/null; fi; }
 command_of() { [ "$1" = undo ] && echo undo || echo "repair --pin"; }
 reset_env() {
   "$CONDACUDA" undo -p "$env" > /dev/null 2>&1 || true
