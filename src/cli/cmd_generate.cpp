@@ -33,6 +33,7 @@ const std::vector<ValueDoc>& value_docs() {
       {"--check", report::ValueKind::file, {}},
       {"--color", report::ValueKind::choice, color_choices},
       {"--shells", report::ValueKind::choice, shell_choices()},
+      {"--context", report::ValueKind::choice, {"activated", "not-activated"}},
   };
   return docs;
 }
