@@ -46,7 +46,12 @@ LD_LIBRARY_PATH=$system_lib CONDA_PREFIX=$env bash -c '
 step "The same without activation (cron, Jupyter kernels, venvs): condacuda run"
 LD_LIBRARY_PATH=$system_lib "$condacuda" run -p "$env" -- "$env/bin/python3" -c 'import demotorch; print("import demotorch: ok")'
 
-step "doctor after repair"
+step "doctor after repair: fixed when activated; a Jupyter kernel or cron job (not activated) still fails"
 LD_LIBRARY_PATH=$system_lib "$condacuda" doctor -p "$env"
+
+step "condacuda repair --pin: the env's libraries win over LD_LIBRARY_PATH without activation too"
+LD_LIBRARY_PATH=$system_lib "$condacuda" repair -p "$env" --pin
+echo "\$ LD_LIBRARY_PATH=$system_lib python -c 'import demotorch'   # not activated"
+LD_LIBRARY_PATH=$system_lib "$env/bin/python3" -c 'import demotorch; print("import demotorch: ok, not activated")'
 echo
 echo "The demo env stays repaired in $env; \`$condacuda undo -p $env\` takes the repair back."

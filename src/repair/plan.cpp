@@ -123,26 +123,25 @@ std::vector<PlannedFolder> order_folders(const std::map<std::string, std::set<st
   return out;
 }
 
+// The file at `path` (prefix-relative) as the overlay shows it with the
+// d_tags at `offsets` changed from `from` to `to`; unchanged when they are not `from`.
+void show_retagged(OverlayFileView& overlay, const std::string& prefix, const std::string& path,
+                   const std::vector<std::uint64_t>& offsets, std::int64_t from, std::int64_t to) {
+  const auto& opened = overlay.open_verify(prefix + "/" + path);
+  if (!opened.elf) return;
+  const auto& data = opened.elf->bytes().data;
+  auto retagged = elf::retag(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), offsets, from, to);
+  if (retagged) overlay.replace_content(prefix + "/" + path, elf::bytes_from_string(*retagged));
+}
+
 // Each previous pin seen as the original file (its RPATH tags back to RUNPATH).
 void show_originals(OverlayFileView& overlay, const std::string& prefix, const std::vector<PinnedNow>& pinned) {
-  for (const auto& p : pinned) {
-    const auto& opened = overlay.open_verify(prefix + "/" + p.path);
-    if (!opened.elf) continue;
-    const auto& data = opened.elf->bytes().data;
-    auto original = elf::retag(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), p.offsets,
-                               elf::rpath_tag, elf::runpath_tag);
-    if (original) overlay.replace_content(prefix + "/" + p.path, elf::bytes_from_string(*original));
-  }
+  for (const auto& p : pinned) show_retagged(overlay, prefix, p.path, p.offsets, elf::rpath_tag, elf::runpath_tag);
 }
 
 // The file pinned, as the overlay will show it once written.
 void show_pinned(OverlayFileView& overlay, const std::string& prefix, const PlannedPin& pin) {
-  const auto& opened = overlay.open_verify(prefix + "/" + pin.path);
-  if (!opened.elf) return;
-  const auto& data = opened.elf->bytes().data;
-  auto pinned = elf::retag(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), pin.offsets,
-                           elf::runpath_tag, elf::rpath_tag);
-  if (pinned) overlay.replace_content(prefix + "/" + pin.path, elf::bytes_from_string(*pinned));
+  show_retagged(overlay, prefix, pin.path, pin.offsets, elf::runpath_tag, elf::rpath_tag);
 }
 
 // The env's ELF files (libraries and consumers, real files) by identity: a
