@@ -19,6 +19,7 @@ const char* to_string(PathSource source) {
   case PathSource::hook: return "hook";
   case PathSource::plan: return "plan";
   case PathSource::as_is: return "as-is";
+  case PathSource::stale_hook: return "stale-hook";
   }
   return "as-is";
 }
@@ -26,22 +27,22 @@ const char* to_string(PathSource source) {
 ActivatedLdLibraryPath activated_ld_library_path(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
                                                  Unrepaired unrepaired) {
   ActivatedLdLibraryPath a{inputs.config.ld_library_path, inputs.hook_present ? PathSource::hook : PathSource::as_is, {}};
-  if (inputs.hook_present || unrepaired == Unrepaired::as_is) return a;
+  if (!inputs.hook_present && unrepaired == Unrepaired::as_is) return a;
   std::vector<std::string> folders = repair::plan_repair(inputs, files).folder_paths();
-  if (folders.empty()) return a;
+  // A hook whose folders are today's plan is used as it is; a stale one (the
+  // env changed since the repair) gives way to today's plan, never worse than
+  // no repair.
+  std::vector<std::string> hooked;
+  for (const auto& f : inputs.hook_folders) hooked.push_back(f.substr(inputs.env.prefix.size() + 1));
+  if (inputs.hook_present && hooked == folders) return a;
+  if (folders.empty() && !inputs.hook_present) return a;
   a.value = with_hook_folders(inputs.env.prefix, inputs.base_ld_library_path, folders, inputs.active_hook_entries);
-  a.source = PathSource::plan;
+  a.source = inputs.hook_present ? PathSource::stale_hook : PathSource::plan;
   a.planned_folders = std::move(folders);
   return a;
 }
 
 Result<ActivatedLdLibraryPath> activated_ld_library_path(const env::EnvRecord& env) {
-  sys::HookState hook = sys::read_hook_state(env.prefix);
-  if (hook.installed) {
-    auto base = BaseLdLibraryPath::this_shell().value();
-    return ActivatedLdLibraryPath{
-        with_hook_folders(env.prefix, base, hook.folders, sys::active_hook_entries(env.prefix)), PathSource::hook, {}};
-  }
   auto& files = sys::process_file_view();
   auto inputs = doctor_inputs(env, BaseLdLibraryPath::this_shell(), files);
   if (!inputs) return inputs.error();

@@ -22,6 +22,7 @@ enum class PathSource {
   hook,  // the env's condacuda hook applied
   plan,  // not repaired: the folders `condacuda repair` would put first
   as_is, // the base value unchanged (asked for, or nothing to add)
+  stale_hook, // the env changed since its repair: today's plan instead of the hook's folders
 };
 const char* to_string(PathSource source); // "hook", "plan", "as-is"
 
@@ -34,12 +35,13 @@ struct ActivatedLdLibraryPath {
   std::vector<std::string> planned_folders; // prefix-relative, when the source is plan
 };
 
-// From the env's inputs (their base value and hook).
+// From the env's inputs (their base value and hook): the hook's value while
+// its folders are the ones repair would plan today, else today's plan.
 ActivatedLdLibraryPath activated_ld_library_path(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
                                                  Unrepaired unrepaired);
 
-// From this shell's LD_LIBRARY_PATH. An env with a hook is not scanned (the
-// hook's record is all it takes); errors are those of scanning one without.
+// From this shell's LD_LIBRARY_PATH (the env is scanned: a hook is used only
+// while its folders are today's plan). Errors: those of scanning the env.
 Result<ActivatedLdLibraryPath> activated_ld_library_path(const env::EnvRecord& env);
 
 } // namespace condacuda::app

@@ -1,6 +1,7 @@
 #include "app/repair.hpp"
 
 #include "app/doctor_inputs.hpp"
+#include "app/plan_request.hpp"
 #include "app/repair_apply.hpp"
 #include "sys/machine.hpp"
 #include "sys/prefix_tree.hpp"
@@ -39,36 +40,6 @@ RepairOutcome finish(RepairOutcome o, RepairStatus status, std::optional<std::st
   return o;
 }
 
-// The symlinks a previous repair made (absolute): planning sees the env without them.
-std::vector<std::string> own_links(const std::string& prefix, const std::optional<repair::Manifest>& previous) {
-  std::vector<std::string> links;
-  if (previous)
-    for (const auto& e : previous->entries)
-      if (e.kind == repair::ManifestEntry::Kind::symlink) links.push_back(prefix + "/" + e.path);
-  return links;
-}
-
-std::vector<repair::PinnedNow> pinned_now(const std::optional<repair::Manifest>& previous) {
-  std::vector<repair::PinnedNow> out;
-  if (previous)
-    for (const auto& p : previous->pins) out.push_back({p.path, p.offsets});
-  return out;
-}
-
-// What the pins must withstand not activated: this shell's value without the
-// env's hook, and the machine's system CUDA folders before it.
-std::vector<std::optional<std::string>> not_activated_values(const doctor::DoctorInputs& inputs,
-                                                             const std::vector<std::string>& system) {
-  auto shell = repair::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
-  std::vector<std::optional<std::string>> out{shell};
-  std::vector<std::string> parts = system;
-  if (shell && !shell->empty()) parts.push_back(*shell);
-  if (!system.empty()) out.push_back(util::join(parts, ":"));
-  return out;
-}
-
-bool is_venv(const env::EnvRecord& env) { return env.kind == env::EnvKind::venv || env.kind == env::EnvKind::uv; }
-
 // The verdict after, as doctor sees the env now (a fresh view: new links exist).
 std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
   sys::DiskFileView fresh(sys::host_machine());
@@ -78,11 +49,6 @@ std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
   return std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
 }
 } // namespace
-
-bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Manifest>& previous) {
-  if (previous) return previous->pin;
-  return is_venv(env);
-}
 
 RepairOutcome repair(const RepairOptions& options) {
   RepairOutcome o;
@@ -104,11 +70,7 @@ RepairOutcome repair(const RepairOptions& options) {
     return failed(std::move(o), e);
   }
   const auto system = sys::system_cuda_dirs();
-  repair::PlanRequest request;
-  request.own_links = own_links(prefix, *previous);
-  request.pinned_now = pinned_now(*previous);
-  request.pin = options.pin.value_or(pins_by_default(options.env, *previous));
-  request.not_activated_values = not_activated_values(*inputs, system);
+  repair::PlanRequest request = plan_request(*inputs, *previous, options.pin, system);
   if (request.pin && !options.pin && is_venv(options.env) && !*previous)
     o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
                       "env's libraries win without it; --no-pin does not");

@@ -49,8 +49,6 @@ struct RepairOutcome {
   std::vector<std::string> notes;    // what the user should know (why it pins, ...)
 };
 
-// Whether a repair of `env` pins (RepairOptions::pin).
-bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Manifest>& previous);
 
 RepairOutcome repair(const RepairOptions& options);
 

@@ -31,7 +31,7 @@ app::RepairOutcome repaired() {
   r.plan.links = {{cusparse_dir + "/libnvJitLink.so.12", "../../nvjitlink/lib/libnvJitLink.so.12", "libnvJitLink.so.12",
                    cusparse_dir + "/libcusparse.so.12"}};
   r.hooks = {"etc/conda/activate.d/condacuda.sh", "etc/conda/deactivate.d/condacuda.sh"};
-  repair::Scenario hostile{"system CUDA first", "the system CUDA folders first", true, {}};
+  repair::Scenario hostile{"system CUDA first", "the system CUDA folders first", true, {}, {}};
   doctor::Finding f;
   f.code = doctor::code::undefined_symbol;
   f.title = "lacks __nvJitLinkAddData_12_1";

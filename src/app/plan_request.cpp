@@ -1,0 +1,55 @@
+#include "app/plan_request.hpp"
+
+#include "repair/activation.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::app {
+
+namespace {
+// The symlinks a previous repair made (absolute): planning sees the env without them.
+std::vector<std::string> own_links(const std::string& prefix, const std::optional<repair::Manifest>& previous) {
+  std::vector<std::string> links;
+  if (previous)
+    for (const auto& e : previous->entries)
+      if (e.kind == repair::ManifestEntry::Kind::symlink) links.push_back(prefix + "/" + e.path);
+  return links;
+}
+
+std::vector<repair::PinnedNow> pinned_now(const std::optional<repair::Manifest>& previous) {
+  std::vector<repair::PinnedNow> out;
+  if (previous)
+    for (const auto& p : previous->pins) out.push_back({p.path, p.offsets});
+  return out;
+}
+
+// What the pins must withstand not activated: this shell's value without the
+// env's hook, and the machine's system CUDA folders before it.
+std::vector<std::optional<std::string>> not_activated_values(const doctor::DoctorInputs& inputs,
+                                                             const std::vector<std::string>& system) {
+  auto shell = repair::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+  std::vector<std::optional<std::string>> out{shell};
+  std::vector<std::string> parts = system;
+  if (shell && !shell->empty()) parts.push_back(*shell);
+  if (!system.empty()) out.push_back(util::join(parts, ":"));
+  return out;
+}
+} // namespace
+
+bool is_venv(const env::EnvRecord& env) { return env.kind == env::EnvKind::venv || env.kind == env::EnvKind::uv; }
+
+bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Manifest>& previous) {
+  if (previous) return previous->pin;
+  return is_venv(env);
+}
+
+repair::PlanRequest plan_request(const doctor::DoctorInputs& inputs, const std::optional<repair::Manifest>& previous,
+                                 std::optional<bool> pin, const std::vector<std::string>& system_cuda_dirs) {
+  repair::PlanRequest request;
+  request.own_links = own_links(inputs.env.prefix, previous);
+  request.pinned_now = pinned_now(previous);
+  request.pin = pin.value_or(pins_by_default(inputs.env, previous));
+  request.not_activated_values = not_activated_values(inputs, system_cuda_dirs);
+  return request;
+}
+
+} // namespace condacuda::app

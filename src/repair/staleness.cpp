@@ -1,0 +1,103 @@
+#include "repair/staleness.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "repair/hooks.hpp"
+
+namespace condacuda::repair {
+
+namespace {
+namespace fs = std::filesystem;
+
+std::set<std::string> recorded_links(const Manifest& m) {
+  std::set<std::string> out;
+  for (const auto& e : m.entries)
+    if (e.kind == ManifestEntry::Kind::symlink) out.insert(e.path + " -> " + e.target);
+  return out;
+}
+
+std::set<std::string> planned_links(const RepairPlan& plan) {
+  std::set<std::string> out;
+  for (const auto& l : plan.links) out.insert(l.path + " -> " + l.target);
+  return out;
+}
+
+// "+ what x" for each of `now` not in `was`, "- what x" for the reverse.
+void add_set_difference(std::vector<std::string>& out, const char* what, const std::set<std::string>& was,
+                        const std::set<std::string>& now) {
+  for (const auto& x : now)
+    if (!was.count(x)) out.push_back(std::string("+ ") + what + " " + x);
+  for (const auto& x : was)
+    if (!now.count(x)) out.push_back(std::string("- ") + what + " " + x);
+}
+} // namespace
+
+std::vector<std::string> plan_difference(const Manifest& recorded, const RepairPlan& today) {
+  std::vector<std::string> out;
+  const std::vector<std::string> now = today.folder_paths();
+  std::set<std::string> was_folders(recorded.folders.begin(), recorded.folders.end()), now_folders(now.begin(), now.end());
+  add_set_difference(out, "folder", was_folders, now_folders);
+  if (out.empty() && recorded.folders != now) {
+    std::string order;
+    for (const auto& f : now) order += (order.empty() ? "" : ", ") + f;
+    out.push_back("folder order: " + order);
+  }
+  add_set_difference(out, "link", recorded_links(recorded), planned_links(today));
+  if (recorded.pin) {
+    std::set<std::string> was_pins, now_pins;
+    for (const auto& p : recorded.pins) was_pins.insert(p.path);
+    for (const auto& p : today.pins) now_pins.insert(p.path);
+    add_set_difference(out, "pin", was_pins, now_pins);
+  }
+  return out;
+}
+
+std::vector<std::string> dangling_links(const Manifest& recorded, const std::string& prefix,
+                                        loader::FileSystemView& files,
+                                        const std::map<std::string, std::vector<std::string>>& folder_names) {
+  std::set<std::string> links;
+  for (const auto& e : recorded.entries)
+    if (e.kind == ManifestEntry::Kind::symlink) links.insert(e.path);
+  std::vector<std::string> out;
+  for (const auto& e : recorded.entries) {
+    if (e.kind != ManifestEntry::Kind::symlink) continue;
+    fs::path link = fs::path(prefix) / e.path;
+    std::string target = (link.parent_path() / e.target).lexically_normal().string();
+    std::string folder = fs::path(e.path).parent_path().generic_string();
+    auto names = folder_names.find(folder);
+    bool alone = names != folder_names.end() && std::all_of(names->second.begin(), names->second.end(), [&](const std::string& n) {
+                   return links.count(folder.empty() ? n : folder + "/" + n) > 0;
+                 });
+    if (!files.open_verify(target).opened() || alone) out.push_back(e.path);
+  }
+  return out;
+}
+
+doctor::Finding stale_repair_finding(const std::string& prefix, const std::vector<std::string>& difference) {
+  doctor::Finding f;
+  f.code = doctor::code::stale_repair;
+  f.severity = doctor::Severity::warning;
+  f.title = "the env changed since `condacuda repair`: its hooks and links are out of date";
+  f.evidence = {"the manifest records the plan of that repair; planned today, it differs:"};
+  for (const auto& d : difference) f.evidence.push_back("  " + d);
+  f.evidence.push_back("until repaired again, `condacuda run` and `check` use today's plan; activation uses the old one");
+  f.fix = "run `condacuda repair -p " + quote_posix(prefix) + "` (updates the hooks and links in one step)";
+  return f;
+}
+
+doctor::Finding dangling_link_finding(const std::string& prefix, const std::vector<std::string>& links) {
+  doctor::Finding f;
+  f.code = doctor::code::dangling_repair_link;
+  f.severity = doctor::Severity::warning;
+  f.title = std::to_string(links.size()) +
+            " symlink(s) condacuda repair made outlived what they were for (a package was removed)";
+  f.affects = links;
+  f.evidence = {"each points at nothing, or is all that is left in its folder",
+                "a link left in a package's folder keeps that folder alive after the package is gone"};
+  f.fix = "run `condacuda repair -p " + quote_posix(prefix) + "` (or `condacuda undo`): both remove them";
+  return f;
+}
+
+} // namespace condacuda::repair

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# An env that changes after `repair` (issue 14, cases 1 and 3), with real
+# python and a real shell activating the env as conda does:
+#  - a CUDA wheel and a consumer of it installed after the repair: the hook's
+#    folders are stale, and the activated load of the new consumer fails;
+#    doctor names the stale repair (`stale-repair`, the folder it lacks);
+#    `condacuda run` uses today's plan, so it works as on an env never
+#    repaired; `repair` updates the hooks and the finding goes;
+#  - the cuSPARSE wheel uninstalled as pip does (the files of its RECORD):
+#    the symlink repair put in its folder points at nothing and keeps the
+#    folder alive; doctor names it (`dangling-repair-link`); `repair` removes
+#    it, and so does `undo`.
+source "$(dirname "$0")/lib.sh"
+export PYTHONDONTWRITEBYTECODE=1
+unset CONDACUDA_HOOK_STATE
+
+build_demo_env "$scratch/demo"
+env=$scratch/demo/env
+export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
+sp=$(echo "$env"/lib/python3*/site-packages)
+py=$env/bin/python3
+
+"$CONDACUDA" repair -p "$env" > /dev/null
+tree_state "$env" > "$scratch/repaired"
+
+note "a CUDA wheel and its consumer installed after the repair"
+mkdir -p "$sp/nvidia/cublas/lib"
+printf 'int cublasCreate_v2(void) { return 0; }\n' > "$scratch/cublas.c"
+gcc -shared -fPIC -Wl,-soname,libcublas.so.12 -o "$sp/nvidia/cublas/lib/libcublas.so.12" "$scratch/cublas.c"
+printf 'int cublasCreate_v2(void);\nint extra(void) { return cublasCreate_v2(); }\n' > "$scratch/use.c"
+gcc -shared -fPIC -o "$sp/demotorch/_extra.so" "$scratch/use.c" -Wl,--no-as-needed -L"$sp/nvidia/cublas/lib" -l:libcublas.so.12
+load_extra="import ctypes; ctypes.CDLL('$sp/demotorch/_extra.so'); print('extra loads')"
+activated() { # python code, run in a shell that activates the env as conda does
+  bash -c 'set -eu; export CONDA_PREFIX=$1
+    for f in $(ls "$CONDA_PREFIX"/etc/conda/activate.d/*.sh | sort); do . "$f"; done
+    "$CONDA_PREFIX/bin/python3" -c "$2"' activation "$env" "$1"
+}
+
+note "the failure: the stale hook lacks the new folder"
+out=$(activated "$load_extra" 2>&1 || true)
+case "$out" in *"libcublas.so.12: cannot open shared object file"*) ;; *) fail "stale hook, activated: $out" ;; esac
+
+note "doctor names the stale repair and what today's plan adds"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/stale.json" || true
+f='[f for f in j["findings"] if f["code"] == "stale-repair"]'
+expect_eq "$(json "$scratch/stale.json" "len($f)")" 1 "one stale-repair finding"
+expect_eq "$(json "$scratch/stale.json" "any('+ folder lib/python3' in e and e.endswith('/nvidia/cublas/lib') for e in ${f}[0]['evidence'])")" \
+  True "the folder the hook lacks"
+expect_eq "$(json "$scratch/stale.json" "${f}[0]['fix'].startswith('run \`condacuda repair -p')")" True "its fix"
+
+note "condacuda run uses today's plan, not the stale hook"
+expect_eq "$("$CONDACUDA" run -p "$env" -- "$py" -c "$load_extra")" "extra loads" "run on a stale repair"
+case "$("$CONDACUDA" run -p "$env" --print-ld-library-path)" in *"/nvidia/cublas/lib"*) ;; *) fail "run's value lacks cublas" ;; esac
+
+note "repair updates the hooks; the finding goes"
+"$CONDACUDA" repair -p "$env" --json > "$scratch/update.json"
+expect_eq "$(json "$scratch/update.json" 'j["outcome"]')" repaired "updating repair"
+expect_eq "$(activated "$load_extra")" "extra loads" "activated after the update"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/current.json"
+expect_eq "$(json "$scratch/current.json" '[f["code"] for f in j["findings"] if f["code"] in ("stale-repair", "dangling-repair-link")]')" \
+  "[]" "no stale finding once repaired"
+rm -rf "$sp/nvidia/cublas" "$sp/demotorch/_extra.so"
+"$CONDACUDA" repair -p "$env" > /dev/null
+tree_state "$env" > "$scratch/t"
+cmp -s "$scratch/repaired" "$scratch/t" || fail "repair after removing the extra wheel is not the first repair"
+
+note "pip uninstall nvidia-cusparse-cu12: repair's link is left pointing at nothing"
+link=$sp/nvidia/cusparse/lib/libnvJitLink.so.12
+[ -L "$link" ] || fail "no repair link in cusparse/lib"
+dist=$(echo "$sp"/nvidia_cusparse_cu12-*.dist-info)
+[ -f "$dist/RECORD" ] || fail "no cuSPARSE RECORD"
+cp -a "$env" "$scratch/env-before-uninstall"
+uninstall_cusparse() { # as pip does: the files its RECORD lists, then the folders left empty
+  local root=$1 rel
+  while IFS=, read -r rel _; do rm -f "$root/${sp#"$env"/}/$rel"; done < "$dist/RECORD"
+  find "$root/${sp#"$env"/}/nvidia/cusparse" "$root/${dist#"$env"/}" -depth -type d -empty -delete 2> /dev/null || true
+}
+uninstall_cusparse "$env"
+[ -L "$link" ] || fail "pip's removal took the link"
+expect_eq "$(ls "${link%/*}")" "libnvJitLink.so.12" "all that is left of cuSPARSE's folder"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/dangling.json" || true
+f='[f for f in j["findings"] if f["code"] == "dangling-repair-link"]'
+expect_eq "$(json "$scratch/dangling.json" "[a.split('site-packages/')[1] for a in ${f}[0]['affects']]")" \
+  "['nvidia/cusparse/lib/libnvJitLink.so.12']" "the dangling link named"
+# Its consumer goes too (else the repair could not verify, on a machine
+# without another libcusparse.so.12, and would write nothing).
+rm -rf "$sp/demotorch"
+"$CONDACUDA" repair -p "$env" > "$scratch/out" || { cat "$scratch/out" >&2; fail "repair after the uninstall"; }
+[ ! -L "$link" ] || fail "repair left the dangling link"
+
+note "undo removes a dangling link it created"
+rm -rf "$env" && cp -a "$scratch/env-before-uninstall" "$env"
+uninstall_cusparse "$env"
+"$CONDACUDA" undo -p "$env" > /dev/null
+[ ! -L "$link" ] || fail "undo left the dangling link"
+[ ! -e "$env/etc/condacuda" ] || fail "undo left its manifest"
