@@ -4,6 +4,7 @@
 #include "doctor/diagnose.hpp"
 
 #include <filesystem>
+#include <regex>
 #include <map>
 #include <set>
 
@@ -33,6 +34,7 @@ public:
       for (const auto& e : root.report.errors)
         if (!e.lazy_only && !consequence_of_missing(root, e)) on_error(root, e);
       on_loaded(root);
+      on_foreign_major(root);
     }
     path_findings();
     hook_findings();
@@ -289,6 +291,74 @@ private:
       f.evidence = {"found through " + via_phrase(o.via, o.via_element),
                     "the env has " + f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
       f.fix = put_env_first(" so the env's own copy is found first");
+      add_affected(f, root);
+    }
+  }
+
+  // The CUDA major a library from outside the env belongs to, and how that
+  // is known: not by its soname (cuSPARSE is libcusparse.so.12 in CUDA 12 and
+  // 13) but by the majors of the CUDA libraries it needs (libnvJitLink.so.13),
+  // else by a folder on its path (cuda-13.0, cu13).
+  std::optional<std::pair<int, std::string>> major_of_outside(const std::string& path, const std::string& soname) const {
+    auto own = inventory::classify_library(soname);
+    if (own && own->soname_is_cuda_major && inventory::soname_major(soname) > 0)
+      return std::make_pair(inventory::soname_major(soname), "its soname is " + soname);
+    const auto& opened = files_.open_verify(path);
+    if (opened.elf)
+      for (auto needed : opened.elf->dynamic().needed) {
+        auto kind = inventory::classify_library(needed);
+        if (kind && kind->soname_is_cuda_major && inventory::soname_major(needed) > 0)
+          return std::make_pair(inventory::soname_major(needed), "it needs " + std::string(needed));
+      }
+    static const std::regex folder(R"(^(?:cuda-?|cu)(\d+)(?:\.\d+)*$)");
+    for (const auto& part : fs::path(path).parent_path()) {
+      std::smatch m;
+      const std::string name = part.string();
+      if (std::regex_match(name, m, folder)) return std::make_pair(std::stoi(m[1]), "its folder is " + name);
+    }
+    return std::nullopt;
+  }
+
+  // Successful or not: CUDA libraries taken from outside the env that belong
+  // to another CUDA major than the env's. An error when the env has no copy
+  // of that library (it lost it: a wheel uninstalled), else a warning.
+  void on_foreign_major(const RootResult& root) {
+    const auto& majors = report_.inputs.inventory.cuda_majors;
+    if (majors.size() != 1) return;
+    const int env_major = majors[0];
+    // Only what the env's own files asked for: a foreign library's own
+    // dependencies come with it and are not causes of their own.
+    std::set<int> asked_by_env;
+    for (const auto& e : root.report.edges)
+      if (e.from >= 0 && e.to >= 0 && inside_env(root.report.objects[static_cast<std::size_t>(e.from)].name))
+        asked_by_env.insert(e.to);
+    for (int i = 0; i < static_cast<int>(root.report.objects.size()); ++i) {
+      const auto& o = root.report.objects[static_cast<std::size_t>(i)];
+      if (o.faked || o.preexisting || !o.soname || inside_env(o.name) || !asked_by_env.count(i)) continue;
+      auto kind = inventory::classify_library(*o.soname);
+      if (!kind) continue;
+      std::string path = normal(o.name);
+      auto major = major_of_outside(path, *o.soname);
+      if (!major || major->first == env_major) continue;
+      const bool lost = env_library(*o.soname) == nullptr;
+      Finding& f = group("foreign-major\n" + path, code::foreign_cuda_major, lost ? Severity::error : Severity::warning);
+      f.library = *o.soname;
+      f.resolved = path;
+      f.via = loader::to_string(o.via);
+      f.via_entry = o.via_element;
+      f.title = *o.soname + " comes from " + path + ", a CUDA " + std::to_string(major->first) +
+                " library, into a CUDA " + std::to_string(env_major) + " env";
+      f.evidence = {"found through " + via_phrase(o.via, o.via_element),
+                    "it belongs to CUDA " + std::to_string(major->first) + ": " + major->second,
+                    "the env's CUDA libraries are CUDA " + std::to_string(env_major) +
+                        "; the loader accepts it (same soname), the CUDA runtime may not"};
+      if (lost) {
+        f.evidence.push_back("the env has no " + *o.soname + " of its own");
+        f.fix = install_hint(*o.soname);
+      } else {
+        expect_env_file(f, *o.soname);
+        f.fix = put_env_first(" so the env's own copy is found first");
+      }
       add_affected(f, root);
     }
   }
