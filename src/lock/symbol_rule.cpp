@@ -33,24 +33,8 @@ struct Symbols {
   std::vector<loader::VersionRef> versions;
 };
 
-// check_match of glibc's elf/dl-lookup.c for one object: a visible definition
-// of that name with that version, or an unversioned one a non-hidden reference
-// accepts (docs/loader-model.md §6.4 E5b). loader/binding.cpp has the full rules, tied to
-// a simulated process; here only "is it there at all" matters.
 bool defines(const Symbols& p, std::string_view name, const loader::VersionRef& wanted) {
-  bool found = false;
-  p.elf->for_each_named(name, [&](std::uint32_t, const elf::Symbol& sym) {
-    if (!sym.defined() || sym.bind == elf::stb_local) return true;
-    if (sym.visibility == elf::stv_hidden || sym.visibility == elf::stv_internal) return true;
-    if (p.elf->has_versym()) {
-      const loader::VersionRef* def = sym.version < p.versions.size() ? &p.versions[sym.version] : nullptr;
-      bool same = def && def->name == wanted.name;
-      if (!same && (wanted.hidden || (def && def->hash != 0) || sym.hidden_version)) return true;
-    }
-    found = true;
-    return false;
-  });
-  return found;
+  return loader::defines_versioned(*p.elf, p.versions, name, wanted);
 }
 
 class SymbolChecker {
@@ -179,10 +163,22 @@ RuleOutcome symbol_rule(const AlignmentInputs& in) {
   std::vector<Edge> edges;
   for (const auto& lib : in.inventory->libraries) checker.collect(lib, edges);
   std::size_t references = 0;
+  // With several copies of a soname in the env (conda's lib/ and a wheel), a
+  // copy that lacks what the consumer needs is no failure while another copy
+  // has it all: repair chooses that one (repair/plan.cpp provider_for).
+  auto satisfied_elsewhere = [&](const Edge& e) {
+    return std::any_of(edges.begin(), edges.end(), [&](const Edge& other) {
+      return other.consumer == e.consumer && other.version == e.version && other.provider != e.provider &&
+             other.provider->soname == e.provider->soname && other.missing_count == 0;
+    });
+  };
   for (const auto& e : edges) {
     references += e.count;
     out.evidence.push_back(describe(e));
-    if (e.missing_count > 0) out.failures.push_back(failure_of(e));
+    if (e.missing_count > 0 && satisfied_elsewhere(e))
+      out.evidence.push_back("  another copy of " + e.provider->soname + " in the env defines them all: " +
+                             e.provider->file + " is not the one to use");
+    else if (e.missing_count > 0) out.failures.push_back(failure_of(e));
     if (!e.highest_release.empty() &&
         (out.min_release.empty() || util::compare_versions(e.highest_release, out.min_release) > 0))
       out.min_release = e.highest_release;

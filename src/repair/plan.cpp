@@ -7,6 +7,7 @@
 
 #include "elf/pin.hpp"
 #include "loader/path_list.hpp"
+#include "loader/versions.hpp"
 #include "repair/activation.hpp"
 #include "repair/overlay_view.hpp"
 #include "util/strings.hpp"
@@ -43,6 +44,32 @@ const inventory::Library* provider_by_soname(const inventory::Inventory& inv, co
   return nullptr;
 }
 
+// Whether the env's `lib` defines every versioned symbol `requester`
+// (absolute) references from `soname`.
+bool satisfies(loader::FileSystemView& files, const std::string& prefix, const std::string& requester,
+               const inventory::Library& lib, const std::string& soname) {
+  const auto& from = files.open_verify(requester);
+  const auto& to = files.open_verify(prefix + "/" + lib.file);
+  return from.elf && to.elf && loader::satisfies_versioned_references(*from.elf, *to.elf, soname);
+}
+
+// The env's copy of `soname` for `requester` (absolute): with several copies
+// (conda's lib/, targets/*/lib, wheel folders), the first, in inventory
+// order, that defines every versioned symbol the requester needs from it;
+// the first copy when none does (verification then says why).
+const inventory::Library* provider_for(const inventory::Inventory& inv, const std::string& soname,
+                                       const std::string& requester, loader::FileSystemView& files,
+                                       const std::string& prefix) {
+  std::vector<const inventory::Library*> copies;
+  for (const auto& lib : inv.libraries)
+    if (lib.soname == soname) copies.push_back(&lib);
+  for (const auto& lib : inv.libraries)
+    if (lib.soname != soname && fs::path(lib.file).filename() == soname) copies.push_back(&lib);
+  for (const auto* lib : copies)
+    if (satisfies(files, prefix, requester, *lib, soname)) return lib;
+  return copies.empty() ? nullptr : copies.front();
+}
+
 // The requester's own folder, when its RUNPATH (or RPATH) searches it
 // ($ORIGIN): a link placed there is found without LD_LIBRARY_PATH.
 std::optional<std::string> origin_folder(loader::FileSystemView& files, const std::string& requester) {
@@ -71,9 +98,10 @@ std::vector<PlannedLink> links_for(const doctor::DoctorReport& report, loader::F
     for (const auto& e : root.report.errors) {
       if (e.kind != loader::ErrorKind::not_found || e.objname.find('/') != std::string::npos) continue;
       if (e.object < 0 || e.object >= static_cast<int>(root.report.objects.size())) continue;
-      const auto* lib = provider_by_soname(report.inputs.inventory, e.objname);
       std::string requester = normal(root.report.objects[static_cast<std::size_t>(e.object)].name);
-      if (!lib || requester.rfind(prefix + "/", 0) != 0) continue;
+      if (requester.rfind(prefix + "/", 0) != 0) continue;
+      const auto* lib = provider_for(report.inputs.inventory, e.objname, requester, files, prefix);
+      if (!lib) continue;
       auto dir = origin_folder(files, requester);
       if (!dir) continue;
       std::string link = *dir + "/" + e.objname;
@@ -240,21 +268,32 @@ void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, Overla
   std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 }
 
-std::map<std::string, std::set<std::string>> needed_folders(const doctor::DoctorReport& report) {
+// For every DT_NEEDED by soname of the roots, the env folder whose copy
+// should answer: the copy the requester's own search found (a planned link
+// counts as its target) when it has what the requester needs, else a copy
+// that has.
+std::map<std::string, std::set<std::string>> needed_folders(const doctor::DoctorReport& report,
+                                                            loader::FileSystemView& files) {
   std::map<std::string, std::set<std::string>> chosen; // folder -> sonames it provides
   std::string prefix = prefix_of(report.inputs);
   const auto& inv = report.inputs.inventory;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, const inventory::Library*> by_identity;
+  for (const auto& l : inv.libraries) {
+    const auto& f = files.open_verify(prefix + "/" + l.file);
+    if (f.opened()) by_identity.emplace(std::make_pair(f.dev, f.ino), &l);
+  }
   for (const auto& root : report.roots) {
     const auto& objs = root.report.objects;
     for (const auto& edge : root.report.edges) {
       if (edge.needed.find('/') != std::string::npos || edge.from < 0) continue;
+      const std::string requester = normal(objs[static_cast<std::size_t>(edge.from)].name);
       const inventory::Library* lib = nullptr;
       if (edge.to >= 0) {
-        std::string target = normal(objs[static_cast<std::size_t>(edge.to)].name);
-        for (const auto& l : inv.libraries)
-          if (normal(prefix + "/" + l.file) == target) lib = &l;
+        const auto& f = files.open_verify(normal(objs[static_cast<std::size_t>(edge.to)].name));
+        if (auto it = by_identity.find({f.dev, f.ino}); f.opened() && it != by_identity.end()) lib = it->second;
       }
-      if (!lib) lib = provider_by_soname(inv, edge.needed);
+      if (lib && !satisfies(files, prefix, requester, *lib, edge.needed)) lib = nullptr;
+      if (!lib) lib = provider_for(inv, edge.needed, requester, files, prefix);
       if (lib) chosen[lib->folder].insert(lib->soname);
     }
   }
@@ -288,7 +327,7 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
     plan.links.insert(plan.links.end(), more.begin(), more.end());
   }
   auto final_report = doctor::run_doctor(b, overlay);
-  plan.folders = order_folders(needed_folders(final_report), inputs.inventory);
+  plan.folders = order_folders(needed_folders(final_report, overlay), inputs.inventory);
   plan.pin = request.pin;
   plan.not_activated_values = request.not_activated_values;
   if (request.pin) plan_pins(plan, b, overlay);

@@ -201,7 +201,10 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     for (const auto& root : s.report.roots) fails += root.loads ? 0 : 1;
     std::string verdict = s.passes() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
     out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
-           std::to_string(s.report.roots.size()) + " roots load  " + style.dim(s.description) +
+           std::to_string(s.report.roots.size()) + " roots load" +
+           (fails == 0 && !s.passes() ? ", but " + std::to_string(s.report.count(doctor::Severity::error)) + " error finding(s)"
+                                      : std::string()) +
+           "  " + style.dim(s.description) +
            (s.excused.empty() ? "" : style.dim(" (" + std::to_string(s.excused.size()) + " unpinnable excused)")) + "\n";
     if (!s.passes())
       for (const auto& f : s.report.findings)
