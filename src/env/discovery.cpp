@@ -362,6 +362,18 @@ Result<EnvRecord> record_for(const std::string& prefix, std::string source,
   return EnvRecord{std::move(name), prefix, *kind, std::move(source)};
 }
 
+// The nearest <dir>/.pixi/envs from cwd upwards (pixi finds its workspace
+// manifest in the current directory or a parent), or "".
+std::string nearest_pixi_envs(const std::string& cwd, const PrefixInspector& inspector) {
+  std::string dir = absolute_path(cwd, "/");
+  for (;;) {
+    std::string candidate = join_path(dir, ".pixi/envs");
+    if (inspector.is_directory(candidate)) return candidate;
+    if (dir == "/") return {};
+    dir = parent_path(dir);
+  }
+}
+
 Result<EnvRecord> select_by_name(const std::string& name, const DiscoveryInputs& inputs,
                                  const EnvsDirs& dirs, const PrefixInspector& inspector) {
   auto roots = root_prefixes(inputs.vars, inputs.cwd);
@@ -382,6 +394,13 @@ Result<EnvRecord> select_by_name(const std::string& name, const DiscoveryInputs&
     std::string prefix = join_path(d.path, name);
     if (inspector.is_directory(prefix)) return record_for(prefix, "--name", roots, inspector);
   }
+  // Then the envs of the pixi workspace around cwd, the names `list` shows
+  // for them ("default" is .pixi/envs/default).
+  if (auto pixi = nearest_pixi_envs(inputs.cwd, inspector); !pixi.empty()) {
+    searched.push_back(pixi);
+    std::string prefix = join_path(pixi, name);
+    if (inspector.is_directory(prefix)) return record_for(prefix, "--name", roots, inspector);
+  }
   return bad_input("no environment named '" + name + "' in the envs dirs (" +
                    (searched.empty() ? std::string("none") : util::join(searched, ", ")) + ")");
 }
@@ -399,6 +418,12 @@ Result<EnvRecord> select_env(const Selection& selection, const DiscoveryInputs& 
   for (const char* var : {"CONDA_PREFIX", "VIRTUAL_ENV"}) {
     std::string value = var_or_empty(inputs.vars, var);
     if (!value.empty()) return record_for(absolute_path(value, inputs.cwd), var, roots, inspector);
+  }
+  // Inside a pixi workspace with nothing active: its default env, as
+  // `pixi run` picks it.
+  if (auto pixi = nearest_pixi_envs(inputs.cwd, inspector); !pixi.empty()) {
+    std::string prefix = join_path(pixi, "default");
+    if (inspector.is_directory(prefix)) return record_for(prefix, "pixi", roots, inspector);
   }
   return bad_input("no environment selected: use -n NAME or -p PATH, or activate one");
 }
@@ -421,18 +446,6 @@ struct Collector {
                             source});
   }
 };
-
-// The nearest <dir>/.pixi/envs from cwd upwards (pixi finds its workspace
-// manifest in the current directory or a parent), or "".
-std::string nearest_pixi_envs(const std::string& cwd, const PrefixInspector& inspector) {
-  std::string dir = absolute_path(cwd, "/");
-  for (;;) {
-    std::string candidate = join_path(dir, ".pixi/envs");
-    if (inspector.is_directory(candidate)) return candidate;
-    if (dir == "/") return {};
-    dir = parent_path(dir);
-  }
-}
 
 } // namespace
 

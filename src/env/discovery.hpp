@@ -181,7 +181,9 @@ std::optional<EnvKind> classify(const PrefixMarkers& markers, std::string_view p
 
 // Selects the env: -p PATH, else -n NAME (base/root = the first root prefix;
 // otherwise the first envs dir holding a directory NAME, as conda's
-// locate_prefix_by_name), else $CONDA_PREFIX, else $VIRTUAL_ENV. Errors
+// locate_prefix_by_name, then the nearest pixi workspace's .pixi/envs/NAME),
+// else $CONDA_PREFIX, else $VIRTUAL_ENV, else the nearest pixi workspace's
+// default env (source "pixi"). Errors
 // (bad_input, one line): both flags given, a bad or unknown name, a missing
 // directory, a directory that is not an env, nothing selected.
 Result<EnvRecord> select_env(const Selection& selection, const DiscoveryInputs& inputs,

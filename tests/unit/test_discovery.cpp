@@ -415,3 +415,37 @@ TEST_CASE("with nothing named, the active conda env ($CONDA_PREFIX) comes before
   CHECK(chosen->prefix == t / "envs/active");
   CHECK(chosen->source == "CONDA_PREFIX");
 }
+
+TEST_CASE("pixi: the names list shows select the workspace's envs; a bare command picks its default env") {
+  ScratchDir t;
+  make_conda_env(t / "proj/.pixi/envs/default");
+  make_conda_env(t / "proj/.pixi/envs/cuda");
+  auto opts = options(t);
+  opts.cwd = t / "proj/src";
+  fs::create_directories(opts.cwd);
+  auto ctx = sys::load_discovery_context(opts);
+  std::vector<std::string> listed;
+  for (const auto& e : sys::list_envs(ctx)) listed.push_back(e.name);
+  CHECK(listed == std::vector<std::string>{"cuda", "default"});
+  for (const std::string name : {"default", "cuda"}) {
+    auto by_name = sys::select_env({name, std::nullopt}, ctx);
+    REQUIRE(by_name.ok());
+    CHECK(by_name->prefix == t / ("proj/.pixi/envs/" + name));
+    CHECK(by_name->kind == env::EnvKind::pixi);
+  }
+  auto bare = sys::select_env({std::nullopt, std::nullopt}, ctx);
+  REQUIRE(bare.ok());
+  CHECK(bare->prefix == t / "proj/.pixi/envs/default");
+  CHECK(bare->source == "pixi");
+  // An active env still wins; outside the workspace nothing is picked.
+  make_conda_env(t / "other");
+  opts.vars["CONDA_PREFIX"] = t / "other";
+  auto active = sys::select_env({std::nullopt, std::nullopt}, sys::load_discovery_context(opts));
+  REQUIRE(active.ok());
+  CHECK(active->prefix == t / "other");
+  auto outside = options(t);
+  outside.cwd = t.path;
+  auto none = sys::select_env({std::nullopt, std::nullopt}, sys::load_discovery_context(outside));
+  CHECK_FALSE(none.ok());
+  CHECK_FALSE(sys::select_env({"cuda", std::nullopt}, sys::load_discovery_context(outside)).ok());
+}
