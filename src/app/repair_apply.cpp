@@ -68,12 +68,13 @@ Status carry_out(sys::PrefixTree& tree, const repair::DesiredState& desired, con
 
 // Keeps the original of a library about to be pinned at its store path: a
 // hard link (the same inode, no space while a package cache shares it), else
-// a copy. A store left by a killed run is replaced.
+// a copy. A store left by a killed run is replaced. A link is not hashed
+// again: it is the inode whose content write_retagged checks next.
 Status keep_original(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
   if (auto s = tree.remove_file(pin.original); !s) return s.error();
   auto linked = tree.hard_link(pin.path, pin.original);
   if (!linked) return linked.error();
-  if (tree.file_sha256(pin.original) == pin.original_sha256) return ok_status();
+  if (*linked && tree.identity(pin.original) == tree.identity(pin.path)) return ok_status();
   auto content = tree.read_content(pin.path, sys::pin_cap);
   if (!content) return content.error();
   if (!*content || util::to_hex(util::sha256((*content)->bytes)) != pin.original_sha256)

@@ -201,6 +201,14 @@ Result<std::optional<PrefixTree::Content>> PrefixTree::read_content(const std::s
   return std::optional<Content>(Content{std::move(*bytes), static_cast<unsigned>(st.st_mode & 07777)});
 }
 
+std::optional<std::pair<std::uint64_t, std::uint64_t>> PrefixTree::identity(const std::string& rel) const {
+  std::string leaf;
+  auto dir = parent_of(rel, leaf);
+  struct stat st {};
+  if (!dir || ::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return std::make_pair(static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino));
+}
+
 std::string PrefixTree::file_sha256(const std::string& rel) const {
   std::string leaf;
   auto dir = parent_of(rel, leaf);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "repair/changes.hpp"
@@ -50,6 +51,9 @@ public:
     unsigned mode = 0644;
   };
   Result<std::optional<Content>> read_content(const std::string& rel, std::uint64_t max_bytes) const;
+  // The (device, inode) of `rel` itself (a link is not followed); nullopt
+  // when it cannot be reached.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> identity(const std::string& rel) const;
   // SHA-256 of the regular file `rel`, read in pieces; "" when it is absent,
   // not a regular file, behind a link or unreadable.
   std::string file_sha256(const std::string& rel) const;
