@@ -103,6 +103,8 @@ RepairOutcome repair(const RepairOptions& options) {
     if (auto applied = apply_repair(*tree, *desired, *previous, *o.changes); !applied)
       return failed(std::move(o), applied.error());
   }
+  if (auto marked = mark_repair_time(*tree); !marked)
+    o.warnings.push_back("the activation hooks may call this repair stale: " + marked.error().describe());
   o.after = verdict_after(options.env);
   return finish(std::move(o), status);
 }

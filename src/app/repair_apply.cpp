@@ -225,6 +225,12 @@ Status apply_repair(sys::PrefixTree& tree, const repair::DesiredState& desired,
   return write_manifest(tree, next);
 }
 
+Status mark_repair_time(sys::PrefixTree& tree) {
+  // `other` is a folder here (or something repair refuses to use as one: touch_folder fails).
+  if (tree.state(own_folder).kind != repair::PathState::Kind::other) return ok_status();
+  return tree.touch_folder(own_folder);
+}
+
 Result<Applied> apply_undo(const std::string& prefix) {
   auto tree = open_locked(prefix);
   if (!tree) return tree.error();

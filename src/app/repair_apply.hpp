@@ -37,6 +37,12 @@ void remove_leftovers(sys::PrefixTree& locked, const repair::DesiredState& desir
 Status apply_repair(sys::PrefixTree& locked, const repair::DesiredState& desired,
                     const std::optional<repair::Manifest>& previous, repair::ChangeSet& changes);
 
+// Sets the mtime of the env's etc/condacuda to now, last in every repair that
+// leaves a manifest (an unchanged one included): the activation hooks compare
+// the folders they watch with it to say that the env changed since
+// (repair/hooks.hpp, watched_folders). Nothing when there is no such folder.
+Status mark_repair_time(sys::PrefixTree& locked);
+
 // Removes what the manifest lists when unchanged, then the folders repair
 // created if they are empty, then the manifest with its folder. Entries
 // changed since are left and stay in the manifest. Without a manifest it only

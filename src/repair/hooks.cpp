@@ -89,20 +89,103 @@ std::string shared_directory(const std::vector<std::string>& folders) {
 // ':'. Unquoted: an assignment's value is neither split nor globbed, and a ':' in it is
 // always followed by '$', so there is no tilde expansion either. bash parses the hook
 // at every activation and its cost grows with the text, so a long leading directory
-// the folders share is written once, in a first assignment.
-std::string posix_entries(const std::vector<std::string>& folders) {
+// the folders share is written once, in a first assignment (`base`), which the
+// staleness test of the fast path reuses when it watches that directory.
+struct PosixEntries {
+  std::string base_folder; // the shared directory without its last '/', or ""
+  std::string base;        // "_condacuda=$CONDA_PREFIX/<base_folder>", or ""
+  std::string entries;     // "_condacuda=..." (from $_condacuda when there is a base)
+};
+
+PosixEntries posix_entries_parts(const std::vector<std::string>& folders) {
   const std::string shared = shared_directory(folders);
-  const std::size_t saved = (folders.size() - 1) * shared.size();
-  std::string out;
-  std::string base = "$CONDA_PREFIX/";
+  const std::size_t saved = folders.empty() ? 0 : (folders.size() - 1) * shared.size();
+  PosixEntries out;
+  std::string from = "$CONDA_PREFIX/";
   if (!shared.empty() && saved > 40) {
-    out = "_condacuda=$CONDA_PREFIX/" + posix_word_part(shared.substr(0, shared.size() - 1)) + "; ";
-    base = "$_condacuda/";
+    out.base_folder = shared.substr(0, shared.size() - 1);
+    out.base = "_condacuda=$CONDA_PREFIX/" + posix_word_part(out.base_folder);
+    from = "$_condacuda/";
   }
-  out += "_condacuda=";
+  out.entries = "_condacuda=";
   for (std::size_t i = 0; i < folders.size(); ++i) {
-    if (i > 0) out += ':';
-    out += base + posix_word_part(std::string_view(folders[i]).substr(base == "$CONDA_PREFIX/" ? 0 : shared.size()));
+    if (i > 0) out.entries += ':';
+    out.entries += from + posix_word_part(std::string_view(folders[i]).substr(out.base.empty() ? 0 : shared.size()));
+  }
+  return out;
+}
+
+std::string posix_entries(const std::vector<std::string>& folders) {
+  const PosixEntries parts = posix_entries_parts(folders);
+  return parts.base.empty() ? parts.entries : parts.base + "; " + parts.entries;
+}
+
+// The staleness stamp: repair sets the mtime of condacuda's own folder last
+// (app/repair_apply.cpp), so a watched folder newer than it changed since.
+constexpr std::string_view posix_stamp = "\"$CONDA_PREFIX/etc/condacuda\"";
+
+// sh: "$CONDA_PREFIX"/<folder> as one word.
+std::string posix_prefixed(std::string_view folder) { return "\"$CONDA_PREFIX\"/" + posix_word_part(folder); }
+
+// sh, fast path: the folders, the entries and the staleness test, written so that
+// bash expands as few characters as it can (in a UTF-8 locale it spends about 200
+// instructions per character it expands in quotes: tests/bench/bench_hooks.sh). The
+// first watched folder, when every entry is in it, is the base: assigned once to
+// _condacuda, the entries written from it, the test reusing it; else the long
+// directory the entries share, as in posix_entries; else no base.
+struct PosixFastPath {
+  std::string base;    // "_condacuda=$CONDA_PREFIX/<folder>", or ""
+  std::string entries; // one word: "$_condacuda/cusparse/lib:..." (no assignment)
+  std::string check;   // "[ W -nt S -o ... ]", true when stale
+};
+
+bool is_within(std::string_view folder, std::string_view dir) {
+  return folder == dir || (folder.size() > dir.size() && folder.starts_with(dir) && folder[dir.size()] == '/');
+}
+
+PosixFastPath posix_fast_path(const std::vector<std::string>& folders) {
+  const std::vector<std::string> watched = watched_folders(folders);
+  std::string base_folder;
+  if (!watched.empty() &&
+      std::all_of(folders.begin(), folders.end(), [&](const std::string& f) { return is_within(f, watched.front()); }))
+    base_folder = watched.front();
+  else
+    base_folder = posix_entries_parts(folders).base_folder;
+  PosixFastPath out;
+  if (!base_folder.empty()) out.base = "_condacuda=$CONDA_PREFIX/" + posix_word_part(base_folder);
+  for (const auto& folder : folders) {
+    if (!out.entries.empty()) out.entries += ':';
+    if (base_folder.empty()) out.entries += "$CONDA_PREFIX/" + posix_word_part(folder);
+    else if (folder == base_folder) out.entries += "$_condacuda";
+    else out.entries += "$_condacuda/" + posix_word_part(std::string_view(folder).substr(base_folder.size() + 1));
+  }
+  out.check = "[";
+  for (const auto& w : watched) {
+    if (out.check.size() > 1) out.check += " -o";
+    out.check += ' ' + (w == base_folder ? std::string("\"$_condacuda\"") : posix_prefixed(w)) + " -nt " +
+                 std::string(posix_stamp);
+  }
+  out.check += " ]";
+  return out;
+}
+
+// sh, slow part: one line per watched folder, naming the first that changed.
+std::string posix_stale_tests(const std::vector<std::string>& folders) {
+  std::string out;
+  for (const auto& w : watched_folders(folders)) {
+    if (!out.empty()) out += '\n';
+    out += "  [ -n \"$_condacuda\" ] || [ ! " + posix_prefixed(w) + " -nt " + std::string(posix_stamp) +
+           " ] || _condacuda=" + quote_posix(w + " changed after the repair of this env's CUDA libraries");
+  }
+  return out;
+}
+
+// fish and csh: the watched folders as a list of words.
+std::string watch_words(Shell shell, const std::vector<std::string>& folders) {
+  std::string out;
+  for (const auto& w : watched_folders(folders)) {
+    if (!out.empty()) out += ' ';
+    out += quote_for(shell, w);
   }
   return out;
 }
@@ -131,10 +214,18 @@ std::string csh_entries(const std::vector<std::string>& folders) {
 // in the entries are parts of folder names (SC2016, SC2089, SC2090 would take them for
 // mistakes). Nothing for plain folders, to keep the parsed text short. The whole line:
 // in the stored template it is a placeholder line, which shellcheck accepts.
+// Always: SC3013, `-nt` is not POSIX but a builtin of every shell that sources the
+// hook (bash, dash, zsh, ksh, busybox); SC2086, export's words are assignments (see
+// the fast path's comment). With several watched folders SC2166: `[ A -nt S -o B -nt
+// S ]` is well defined here, each operand starting with "$CONDA_PREFIX"/ or
+// "$_condacuda", so none reads as an operator.
+// The line is parsed at every activation: only the codes these folders need.
 std::string posix_shellcheck_directive(const std::vector<std::string>& folders) {
   const bool quoted = std::any_of(folders.begin(), folders.end(),
                                   [](const std::string& f) { return posix_word_part(f) != f; });
-  return quoted ? "# shellcheck shell=sh disable=SC2016,SC2089,SC2090" : "# shellcheck shell=sh";
+  const bool several = watched_folders(folders).size() > 1;
+  return std::string("# shellcheck shell=sh disable=") + (quoted ? "SC2016,SC2086,SC2089,SC2090" : "SC2086") +
+         (several ? ",SC2166" : "") + ",SC3013";
 }
 
 std::string entries_for(Shell shell, const std::vector<std::string>& folders) {
@@ -192,10 +283,20 @@ Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell
   const std::string fs(1, hook_state_fs), gs(1, hook_state_gs), rs(1, hook_record_separator),
       us(1, hook_field_separator);
   const std::string directive = shell == Shell::posix ? posix_shellcheck_directive(spec.folders) : "";
-  std::array<util::Placeholder, 8> values = {{
+  const bool posix = shell == Shell::posix;
+  // Placeholders view their values: these strings outlive the rendering.
+  const PosixFastPath fast = posix ? posix_fast_path(spec.folders) : PosixFastPath{};
+  const std::string stale_tests = posix ? posix_stale_tests(spec.folders) : "";
+  const std::string watch = posix ? "" : watch_words(shell, spec.folders);
+  std::array<util::Placeholder, 13> values = {{
       {"TOOL_VERSION", version},
       {"SHELLCHECK", directive},
       {"ENTRIES", entries},
+      {"FAST_BASE", fast.base},
+      {"FAST_ENTRIES", fast.entries},
+      {"FAST_CHECK", fast.check},
+      {"STALE_TESTS", stale_tests},
+      {"WATCH", watch},
       {"FS", fs},
       {"GS", gs},
       {"RS", rs},
@@ -223,6 +324,31 @@ std::vector<Shell> unique_shells(const std::vector<Shell>& shells) {
 }
 
 } // namespace
+
+std::vector<std::string> watched_folders(const std::vector<std::string>& folders) {
+  std::vector<std::string> out;
+  auto add = [&](std::string folder) {
+    if (std::find(out.begin(), out.end(), folder) == out.end()) out.push_back(std::move(folder));
+  };
+  for (const auto& folder : folders) {
+    // <site-packages>/nvidia/<package>/lib: the wheels' namespace folder changes when a
+    // wheel is installed, upgraded (pip moves the old package folder away) or removed.
+    // <site-packages>/nvidia/cu13/lib, shared by CUDA 13's wheels: the folder itself.
+    const std::size_t at = folder.find("/nvidia/");
+    if (at != std::string::npos && folder.ends_with("/lib")) {
+      const std::string_view package =
+          std::string_view(folder).substr(at + 8, folder.size() - 4 - (at + 8));
+      const bool shared_major = package.size() > 2 && package.starts_with("cu") &&
+                                std::all_of(package.begin() + 2, package.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!package.empty() && package.find('/') == std::string_view::npos && !shared_major) {
+        add(folder.substr(0, at + 7));
+        continue;
+      }
+    }
+    add(folder);
+  }
+  return out;
+}
 
 std::span<const Shell> all_shells() { return shells_in_order; }
 

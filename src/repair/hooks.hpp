@@ -43,6 +43,15 @@ struct RenderedFile {
   std::string content;
 };
 
+// The folders whose change since the repair makes the activation hook say that the
+// repair may be stale (one line on stderr, builtins only; CONDACUDA_QUIET=1 hides it):
+// for a wheel folder <sp>/nvidia/<package>/lib the namespace folder <sp>/nvidia (a
+// wheel installed, upgraded or removed changes it), for CUDA 13's shared
+// <sp>/nvidia/cu13/lib and any other folder the folder itself. Each once, in order.
+// The hook compares their mtime with that of the env's etc/condacuda, which every
+// repair sets last.
+std::vector<std::string> watched_folders(const std::vector<std::string>& folders);
+
 // Every shell condacuda writes hooks for, in a fixed order.
 std::span<const Shell> all_shells();
 

@@ -322,6 +322,13 @@ void PrefixTree::remove_directory_if_empty(const std::string& rel) {
   if (auto dir = parent_of(rel, leaf)) ::unlinkat(dir->get(), leaf.c_str(), AT_REMOVEDIR);
 }
 
+Status PrefixTree::touch_folder(const std::string& rel) {
+  auto dir = folder(rel);
+  if (!dir) return dir.error();
+  if (::futimens(dir->get(), nullptr) != 0) return errno_error(errno, "cannot set the time of", path_ + "/" + rel);
+  return ok_status();
+}
+
 Result<Fd> PrefixTree::folder(const std::string& rel) const {
   if (rel.empty()) {
     // A new open file description: a dup would share its directory offset.

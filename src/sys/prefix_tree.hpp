@@ -78,6 +78,8 @@ public:
   Status append_file(const std::string& rel, std::string_view text);
   // unlink; already gone is not an error.
   Status remove_file(const std::string& rel);
+  // Sets the mtime of folder `rel` (reached without links) to now.
+  Status touch_folder(const std::string& rel);
   // rmdir when empty; anything else is left.
   void remove_directory_if_empty(const std::string& rel);
   // The names in folder `rel` ("" for the prefix), sorted; nullopt when it

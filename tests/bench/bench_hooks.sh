@@ -4,7 +4,8 @@
 # idempotent nor restorable, and it adds an empty entry when the variable was unset).
 #
 # The hooks are rendered by the test renderer (tests/tools/render_hooks.cpp) into a
-# temporary prefix with three wheel folders, as for a CUDA 12 PyTorch env. Each case
+# temporary prefix with three wheel folders, as for a CUDA 12 PyTorch env, repaired
+# after they were made (the hook's staleness test finds the repair current). Each case
 # is one bash process sourcing the files BENCH_ITERATIONS times (LD_LIBRARY_PATH=/usr/lib
 # and no hook state at the start of every iteration):
 #     empty loop       the loop and the reset alone
@@ -54,6 +55,8 @@ else
   tool=${CONDACUDA_RENDER_HOOKS:-${CONDACUDA_BUILD_DIR:-build}/tests/condacuda_render_hooks}
   [[ -x $tool ]] || fail "render tool not built: $tool"
   prefix=$scratch/env
+  # The folders exist, as in a real env: the hook's staleness test stats them.
+  for folder in "${folders[@]}"; do mkdir -p "$prefix/$folder"; done
   "$tool" "$prefix" "${folders[@]}" || fail "rendering the hooks failed"
   origin="hooks rendered by $(basename "$tool")"
 fi

@@ -3,6 +3,9 @@
 # python and a real shell activating the env as conda does:
 #  - a CUDA wheel and a consumer of it installed after the repair: the hook's
 #    folders are stale, and the activated load of the new consumer fails;
+#    activation in bash, zsh, dash and fish says so on stderr in one line (the
+#    folder that changed, `condacuda repair -p ENV`), which CONDACUDA_QUIET=1
+#    hides and a fresh or updated repair does not print;
 #    doctor names the stale repair (`stale-repair`, the folder it lacks);
 #    `condacuda run` uses today's plan, so it works as on an env never
 #    repaired; `repair` updates the hooks and the finding goes;
@@ -23,6 +26,44 @@ py=$env/bin/python3
 "$CONDACUDA" repair -p "$env" > /dev/null
 tree_state "$env" > "$scratch/repaired"
 
+# What activating the env prints on stderr, in shell $1, sourcing the env's
+# activate.d scripts as conda does (with CONDA_PREFIX set).
+activation_stderr() {
+  case $1 in
+    fish) fish -c 'set -gx CONDA_PREFIX $argv[1]; for f in $CONDA_PREFIX/etc/conda/activate.d/*.fish; source $f; end' "$env" 2>&1 > /dev/null ;;
+    *) "$1" -c 'CONDA_PREFIX=$1; export CONDA_PREFIX; for f in "$CONDA_PREFIX"/etc/conda/activate.d/*.sh; do . "$f"; done' sh "$env" 2>&1 > /dev/null ;;
+  esac
+}
+shells=()
+for sh in bash zsh dash fish; do
+  if command -v "$sh" > /dev/null; then shells+=("$sh"); elif [ -n "${CI:-}" ]; then fail "$sh is not installed"; else note "$sh not installed: not tried"; fi
+done
+expect_quiet_activation() { # $1: what the situation is
+  local sh
+  for sh in "${shells[@]}"; do expect_eq "$(activation_stderr "$sh")" "" "$sh activation, $1"; done
+}
+expect_stale_line() { # $1: the folder named
+  local sh out
+  for sh in "${shells[@]}"; do
+    out=$(activation_stderr "$sh")
+    expect_eq "$(printf '%s\n' "$out" | wc -l)" 1 "$sh: one line"
+    case "$out" in
+      "condacuda: $1 changed after the repair of this env's CUDA libraries; to update it: condacuda repair -p \"$env\" (CONDACUDA_QUIET=1 hides this)") ;;
+      *) fail "$sh: stale line: $out" ;;
+    esac
+    expect_eq "$(CONDACUDA_QUIET=1 activation_stderr "$sh")" "" "$sh: CONDACUDA_QUIET=1 hides the line"
+  done
+}
+expect_quiet_activation "fresh repair"
+# The env was made 20 s ago and repaired 10 s ago (dash compares mtimes in
+# whole seconds: a change within the second of the repair would go unseen).
+backdate_repair() {
+  touch -d "@$(($(date +%s) - 20))" "$sp/nvidia"
+  touch -d "@$(($(date +%s) - 10))" "$env/etc/condacuda"
+}
+backdate_repair
+expect_quiet_activation "repair ten seconds old"
+
 note "a CUDA wheel and its consumer installed after the repair"
 mkdir -p "$sp/nvidia/cublas/lib"
 printf 'int cublasCreate_v2(void) { return 0; }\n' > "$scratch/cublas.c"
@@ -36,8 +77,11 @@ activated() { # python code, run in a shell that activates the env as conda does
     "$CONDA_PREFIX/bin/python3" -c "$2"' activation "$env" "$1"
 }
 
+note "activation says the repair is stale, in every shell"
+expect_stale_line "${sp#"$env"/}/nvidia"
+
 note "the failure: the stale hook lacks the new folder"
-out=$(activated "$load_extra" 2>&1 || true)
+out=$(CONDACUDA_QUIET=1 activated "$load_extra" 2>&1 || true)
 case "$out" in *"libcublas.so.12: cannot open shared object file"*) ;; *) fail "stale hook, activated: $out" ;; esac
 
 note "doctor names the stale repair and what today's plan adds"
@@ -55,6 +99,14 @@ case "$("$CONDACUDA" run -p "$env" --print-ld-library-path)" in *"/nvidia/cublas
 note "repair updates the hooks; the finding goes"
 "$CONDACUDA" repair -p "$env" --json > "$scratch/update.json"
 expect_eq "$(json "$scratch/update.json" 'j["outcome"]')" repaired "updating repair"
+expect_quiet_activation "updated repair"
+note "a change that leaves the plan as it is: an unchanged repair silences the line"
+backdate_repair
+touch "$sp/nvidia"
+expect_stale_line "${sp#"$env"/}/nvidia"
+"$CONDACUDA" repair -p "$env" --json > "$scratch/unchanged.json"
+expect_eq "$(json "$scratch/unchanged.json" 'j["outcome"]')" unchanged "repair of an env whose plan did not change"
+expect_quiet_activation "unchanged repair"
 expect_eq "$(activated "$load_extra")" "extra loads" "activated after the update"
 "$CONDACUDA" doctor -p "$env" --json > "$scratch/current.json"
 expect_eq "$(json "$scratch/current.json" '[f["code"] for f in j["findings"] if f["code"] in ("stale-repair", "dangling-repair-link")]')" \

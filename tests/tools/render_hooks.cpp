@@ -1,7 +1,10 @@
 // Test-only front end to repair::render_hooks and the quoting functions, for the shell
 // suites (tests/shell/test_hooks_*.sh), which run the result in real shells.
 //
-//   condacuda_render_hooks PREFIX FOLDER...   writes every shell's hooks under PREFIX
+//   condacuda_render_hooks PREFIX FOLDER...   writes every shell's hooks under PREFIX, then
+//                                             sets the mtime of PREFIX/etc/condacuda (made
+//                                             when absent) as repair does last: the hooks'
+//                                             staleness stamp
 //   condacuda_render_hooks --quote SHELL S    prints S quoted for SHELL (posix|fish|csh),
 //                                             without a trailing newline
 // Exit status: 0 done; 1 render or write error (message on stderr); 2 bad usage.
@@ -59,6 +62,14 @@ int render(const fs::path& prefix, std::vector<std::string> folders) {
       std::cerr << "condacuda_render_hooks: cannot write " << (prefix / file.relative_path).string() << '\n';
       return 1;
     }
+  }
+  std::error_code ec;
+  const fs::path stamp = prefix / "etc/condacuda";
+  fs::create_directories(stamp, ec);
+  if (!ec) fs::last_write_time(stamp, fs::file_time_type::clock::now(), ec);
+  if (ec) {
+    std::cerr << "condacuda_render_hooks: cannot set the stamp " << stamp.string() << ": " << ec.message() << '\n';
+    return 1;
   }
   return 0;
 }

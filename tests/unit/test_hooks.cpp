@@ -122,9 +122,9 @@ TEST_CASE("rendered hooks: version, entries in order, no placeholder, no absolut
   }
   const auto* sh = find_file(*files, "etc/conda/activate.d/condacuda.sh");
   REQUIRE(sh);
-  CHECK(contains(sh->content, "\n  _condacuda=$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/cusparse/lib:"
+  CHECK(contains(sh->content, "\n    _condacuda=$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/cusparse/lib:"
                               "$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/nvjitlink/lib\n"));
-  CHECK(contains(sh->content, "# shellcheck shell=sh\n")); // plain folders need no directive
+  CHECK(contains(sh->content, "# shellcheck shell=sh disable=SC2086,SC3013\n")); // plain folders need no directive
   CHECK_FALSE(has_command_substitution(sh->content));
   CHECK(has_command_substitution("x=$(date)\n"));
   CHECK_FALSE(has_command_substitution("# `comment`\nn=$((n + 1))\n"));
@@ -160,15 +160,47 @@ TEST_CASE("sh hooks: the common case is the first command, which ends the sourci
     const std::string fast = file.content.substr(0, header + 1);
     CHECK(fast.starts_with("# shellcheck shell=sh"));
     CHECK_FALSE(contains(fast, "\n#"));
-    CHECK(fast.ends_with("return\nesac\n"));
+    CHECK((fast.ends_with("return\nesac\n") || fast.ends_with("|| return 0\nesac\n")));
     std::istringstream below(file.content.substr(header));
     for (std::string line; std::getline(below, line);)
       if (const auto code = line.find_first_not_of(' '); code != std::string::npos && line[code] != '#')
         CHECK_FALSE(contains(line, "return"));
   }
-  // Three folders under one long directory: it is written once.
-  CHECK(contains((*files)[0].content, "\n  _condacuda=$CONDA_PREFIX/lib/python3.12/site-packages/nvidia; "
-                                      "_condacuda=$_condacuda/cusparse/lib:$_condacuda/nvjitlink/lib:$_condacuda/cublas/lib\n"));
+  // Three folders under one long directory: it is written once, and the staleness
+  // test of the fast path reuses it (the wheels' namespace folder is the one watched).
+  CHECK(contains((*files)[0].content,
+                 "\n  _condacuda=$CONDA_PREFIX/lib/python3.12/site-packages/nvidia\n  export CONDACUDA_HOOK_STATE="));
+  CHECK(contains((*files)[0].content, "LD_LIBRARY_PATH=$_condacuda/cusparse/lib:$_condacuda/nvjitlink/lib:$_condacuda/cublas/lib"
+                                      "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n"
+                                      "  [ \"$_condacuda\" -nt \"$CONDA_PREFIX/etc/condacuda\" ] || return 0\nesac\n"));
+}
+
+TEST_CASE("watched_folders: the wheels' namespace folder, CUDA 13's shared folder, any other folder itself") {
+  const std::string sp = "lib/python3.12/site-packages/";
+  CHECK(watched_folders({sp + "nvidia/cusparse/lib", sp + "nvidia/nvjitlink/lib"}) ==
+        std::vector<std::string>{sp + "nvidia"});
+  CHECK(watched_folders({sp + "nvidia/cu13/lib"}) == std::vector<std::string>{sp + "nvidia/cu13/lib"});
+  CHECK(watched_folders({"lib", sp + "nvidia/cublas/lib", "targets/x86_64-linux/lib"}) ==
+        std::vector<std::string>{"lib", sp + "nvidia", "targets/x86_64-linux/lib"});
+  // Not a wheel's <package>/lib: watched as it is.
+  CHECK(watched_folders({sp + "nvidia/cusparse/lib/extra", sp + "torch/lib"}) ==
+        std::vector<std::string>{sp + "nvidia/cusparse/lib/extra", sp + "torch/lib"});
+}
+
+TEST_CASE("sh hooks: one staleness test for every watched folder, its line in the slow part") {
+  HookSpec spec{{"lib", "lib/python3.12/site-packages/nvidia/cu13/lib"}, "1.2.3"};
+  auto files = render_hooks(spec, {Shell::posix, Shell::fish, Shell::csh});
+  REQUIRE(files.ok());
+  const std::string& sh = (*files)[0].content;
+  // "lib" holds both folders: it is the base.
+  CHECK(contains(sh, "\n  _condacuda=$CONDA_PREFIX/lib\n"));
+  CHECK(contains(sh, "LD_LIBRARY_PATH=$_condacuda:$_condacuda/python3.12/site-packages/nvidia/cu13/lib${"));
+  CHECK(contains(sh, "\n  [ \"$_condacuda\" -nt \"$CONDA_PREFIX/etc/condacuda\" -o "
+                     "\"$CONDA_PREFIX\"/lib/python3.12/site-packages/nvidia/cu13/lib -nt \"$CONDA_PREFIX/etc/condacuda\" ] || return 0\n"));
+  CHECK(sh.starts_with("# shellcheck shell=sh disable=SC2086,SC2166,SC3013\n"));
+  CHECK(contains(sh, "|| _condacuda='lib/python3.12/site-packages/nvidia/cu13/lib changed after the repair"));
+  CHECK(contains((*files)[2].content, "for watched in 'lib' 'lib/python3.12/site-packages/nvidia/cu13/lib'\n"));
+  CHECK(contains((*files)[4].content, "foreach _condacuda_w ( 'lib' 'lib/python3.12/site-packages/nvidia/cu13/lib' )"));
 }
 
 TEST_CASE("render_hooks quotes awkward folders with each shell's function") {
@@ -180,14 +212,15 @@ TEST_CASE("render_hooks quotes awkward folders with each shell's function") {
   const std::string fish_words = "\"$prefix\"/" + quote_fish(spec.folders[0]) + " \"$prefix\"/" + quote_fish(spec.folders[1]);
   const std::string csh_word = "${_condacuda_prefix:q}/" + quote_csh(spec.folders[0]) + ":${_condacuda_prefix:q}/" +
                                quote_csh(spec.folders[1]);
-  CHECK(contains((*files)[0].content, "\n  " + posix + "\n"));
-  CHECK(contains((*files)[0].content, "# shellcheck shell=sh disable=SC2016,SC2089,SC2090\n"));
+  CHECK(contains((*files)[0].content, "\n    " + posix + "\n"));
+  CHECK(contains((*files)[0].content, "# shellcheck shell=sh disable=SC2016,SC2086,SC2089,SC2090,SC2166,SC3013\n"));
   CHECK(contains((*files)[2].content, "set -l new " + fish_words + "\n"));
   CHECK(contains((*files)[4].content, "set _condacuda_new = " + csh_word + "\n"));
   // Plain characters stay unquoted in the sh word.
   auto plain = render_hooks({{"lib/a-b_c.d+e,f@g%h=i"}, "v"}, {Shell::posix});
   REQUIRE(plain.ok());
   CHECK(contains((*plain)[0].content, "\n  _condacuda=$CONDA_PREFIX/lib/a-b_c.d+e,f@g%h=i\n"));
+  CHECK(contains((*plain)[0].content, "\n    _condacuda=$CONDA_PREFIX/lib/a-b_c.d+e,f@g%h=i\n"));
 }
 
 TEST_CASE("render_hooks rejects folders the hooks cannot express") {
