@@ -48,6 +48,15 @@ std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
   auto report = doctor::run_doctor(std::move(*after), fresh);
   return std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
 }
+
+// What no repair changes (doctor::is_package_finding), named once: the first
+// scenario's, which every scenario shares.
+void add_package_notes(RepairOutcome& o) {
+  if (o.verification.scenarios.empty()) return;
+  for (const auto& f : o.verification.scenarios.front().report.findings)
+    if (f.severity == doctor::Severity::error && doctor::is_package_finding(f.code))
+      o.notes.push_back("left for you (no repair changes it): " + f.code + ": " + f.title + ". Fix: " + f.fix);
+}
 } // namespace
 
 RepairOutcome repair(const RepairOptions& options) {
@@ -80,6 +89,7 @@ RepairOutcome repair(const RepairOptions& options) {
   if (!desired) return failed(std::move(o), desired.error());
   for (const auto& d : desired->entries)
     if (d.entry.kind == repair::ManifestEntry::Kind::file) o.hooks.push_back(d.entry.path);
+  add_package_notes(o);
   if (!o.verification.ok)
     return finish(std::move(o), RepairStatus::cannot_repair,
                   "the plan does not make every root load (see the failing situations above)");

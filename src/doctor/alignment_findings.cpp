@@ -1,5 +1,7 @@
 #include "doctor/alignment_findings.hpp"
 
+#include <algorithm>
+
 #include "inventory/components.hpp"
 #include "util/strings.hpp"
 
@@ -49,12 +51,47 @@ Finding releases_finding(const lock::RuleOutcome& rule, const lock::RuleFailure&
   return out;
 }
 
-Finding same_major_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
-  Finding out = base(rule, f);
-  out.title = "toolkit libraries from two CUDA majors: " + f.provider_soname + " is CUDA " + std::to_string(f.provider_major);
-  std::string wheel = inventory::wheel_for_component(f.provider_component, util::leading_number(f.needed_release));
-  out.fix = "install the CUDA " + f.needed_release + " build" + (wheel.empty() ? "" : " (" + wheel + ")") + " in place of " +
-            (f.provider_package.empty() ? f.provider_soname : f.provider_package);
+// The package name of "name version" (or the whole label without a space).
+std::string package_name(const std::string& label) { return label.substr(0, label.find(' ')); }
+
+// Libraries of another CUDA major than the env's, all in one finding: the fix
+// removes the strays (in the manager that installed each) and installs the
+// env's build of a component only where the env has no copy of it; it never
+// names a package that is already installed as one to install.
+Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock::RuleFailure>& strays) {
+  Finding out = base(rule, strays.front());
+  const std::string& major = strays.front().needed_release;
+  std::vector<std::string> labels, pip_remove, conda_remove, files, installs;
+  for (const auto& f : strays) {
+    labels.push_back((f.provider_package.empty() ? f.provider : f.provider_package) + " (" + f.provider_soname +
+                     ", CUDA " + std::to_string(f.provider_major) + ")");
+    const std::string name = package_name(f.provider_package);
+    auto add = [](std::vector<std::string>& list, const std::string& item) {
+      if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+    };
+    if (f.provider_package.empty()) add(files, f.provider);
+    else if (f.provider_manager == "conda") add(conda_remove, name);
+    else add(pip_remove, name);
+    if (!f.replacement.empty()) continue;
+    const std::string wheel = inventory::wheel_for_component(f.provider_component, util::leading_number(major));
+    add(installs, f.provider_manager == "pip" && !wheel.empty() ? "pip install " + wheel
+                                                                : "install the CUDA " + major + " build of " + f.provider_component);
+  }
+  out.affects.clear();
+  for (const auto& f : strays) out.affects.push_back(f.provider);
+  for (std::size_t i = 1; i < strays.size(); ++i) out.evidence.insert(out.evidence.end() - 1, strays[i].message);
+  out.title = "toolkit libraries of another CUDA major than the env's: " + util::join(labels, ", ") + "; " +
+              strays.front().reason;
+  std::vector<std::string> steps;
+  if (!pip_remove.empty()) steps.push_back("pip uninstall " + util::join(pip_remove, " "));
+  if (!conda_remove.empty()) steps.push_back("conda remove " + util::join(conda_remove, " ") + " (or mamba/pixi)");
+  if (!files.empty()) steps.push_back("remove " + util::join(files, ", ") + " (no package owns it)");
+  for (const auto& i : installs) steps.push_back(i);
+  std::vector<std::string> kept;
+  for (const auto& f : strays)
+    if (!f.replacement.empty() && std::find(kept.begin(), kept.end(), f.replacement) == kept.end()) kept.push_back(f.replacement);
+  out.fix = util::join(steps, ", then ") +
+            (kept.empty() ? "" : " (the env's CUDA " + major + " copies stay: " + util::join(kept, ", ") + ")");
   out.min_release.clear(); // needed_release holds a major here, not a release
   return out;
 }
@@ -79,9 +116,10 @@ std::vector<Finding> alignment_findings(const lock::Alignment& alignment) {
     for (const auto& f : rule.failures) {
       if (rule.rule == lock::rule::symbols) out.push_back(symbols_finding(rule, f));
       else if (rule.rule == lock::rule::releases) out.push_back(releases_finding(rule, f));
-      else if (rule.rule == lock::rule::same_major) out.push_back(same_major_finding(rule, f));
+      else if (rule.rule == lock::rule::same_major) continue; // one finding for all, below
       else if (rule.rule == lock::rule::driver) out.push_back(driver_finding(rule, f));
     }
+    if (rule.rule == lock::rule::same_major && !rule.failures.empty()) out.push_back(same_major_finding(rule, rule.failures));
   }
   return out;
 }

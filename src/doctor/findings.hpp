@@ -29,6 +29,13 @@ inline constexpr const char* foreign_cuda_major = "foreign-cuda-major";
 inline constexpr const char* dangling_repair_link = "dangling-repair-link";
 } // namespace code
 
+// Findings about the env's packages or the machine's driver (misaligned,
+// driver-too-old): no LD_LIBRARY_PATH, symlink or pin changes them, so a
+// repair's verification does not wait for them; it names them as left to do.
+inline bool is_package_finding(const std::string& finding_code) {
+  return finding_code == code::misaligned || finding_code == code::driver_too_old;
+}
+
 struct Finding {
   std::string code;
   Severity severity = Severity::error;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "inventory/components.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::lock {
@@ -59,7 +60,26 @@ std::string package_or_file(const Library& lib) {
 }
 } // namespace
 
-RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases) {
+ConsumersMajor consumers_major(const inventory::Inventory& inventory) {
+  std::map<int, std::string> seen; // major -> first evidence
+  for (const auto& c : inventory.consumers) {
+    for (const auto& needed : c.needs) {
+      auto kind = inventory::classify_library(needed);
+      const int major = kind && kind->soname_is_cuda_major ? inventory::soname_major(needed) : -1;
+      if (major > 0) seen.emplace(major, c.file + " needs " + needed);
+    }
+    // PyTorch's local version names its CUDA build: 2.5.1+cu121, 2.9.0+cu130.
+    if (auto at = c.version.find("+cu"); at != std::string::npos) {
+      const int build = util::leading_number(std::string_view(c.version).substr(at + 3));
+      if (build >= 100) seen.emplace(build / 10, c.package + " " + c.version + " is a CUDA " + std::to_string(build / 10) + " build");
+    }
+  }
+  if (seen.size() != 1) return {};
+  return {seen.begin()->first, seen.begin()->second};
+}
+
+RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases,
+                            const ConsumersMajor& consumers) {
   RuleOutcome out;
   out.rule = rule::same_major;
   struct Group {
@@ -93,7 +113,22 @@ RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::strin
     out.evidence.insert(out.evidence.begin(), "no toolkit library with a known CUDA major");
     return out;
   }
-  out.result = known == 1 ? RuleResult::pass : RuleResult::fail;
+  std::string reason = "the env's other toolkit libraries are CUDA " + std::to_string(dominant);
+  if (consumers.major > 0) {
+    dominant = consumers.major; // torch built for CUDA 12 needs CUDA 12 libraries, however many 13s came along
+    reason = "the env's consumers need CUDA " + std::to_string(dominant) + ": " + consumers.evidence;
+    out.evidence.push_back(reason);
+  }
+  out.result = known == 1 && groups.count(dominant) ? RuleResult::pass : RuleResult::fail;
+  if (known == 1 && !groups.count(dominant)) reason += "; the env has no CUDA " + std::to_string(dominant) + " toolkit library";
+  // The env's copy of a component in its major: what stays when a stray goes.
+  auto replacement = [&](const Library& stray) -> std::string {
+    auto it = groups.find(dominant);
+    if (it == groups.end()) return "";
+    for (const Library* lib : it->second.libs)
+      if (lib->component == stray.component) return package_or_file(*lib);
+    return "";
+  };
   for (const auto& [major, g] : groups) {
     if (major < 0 || major == dominant) continue;
     for (const Library* lib : g.libs) {
@@ -105,8 +140,9 @@ RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::strin
       f.provider_manager = lib->manager;
       f.provider_major = major;
       f.needed_release = std::to_string(dominant);
-      f.message = lib->soname + " (" + package_label(*lib) + ") is CUDA " + std::to_string(major) +
-                  "; the env's other toolkit libraries are CUDA " + std::to_string(dominant);
+      f.reason = reason;
+      f.replacement = replacement(*lib);
+      f.message = lib->soname + " (" + package_label(*lib) + ") is CUDA " + std::to_string(major) + "; " + reason;
       out.failures.push_back(std::move(f));
     }
   }
@@ -216,21 +252,26 @@ RuleOutcome driver_rule(const AlignmentInputs& in, const std::string& series) {
 
 Alignment evaluate_alignment(const AlignmentInputs& in) {
   Alignment a;
+  for (const auto& lib : in.inventory->libraries)
+    if (lib.toolkit) a.releases.emplace(lib.file, in.table->match(lib.component, lib.version));
+  // The series is the consumers' major's when they say (a CUDA 12 torch env with a
+  // stray CUDA 13 wheel is a 12.x env), else the newest of all.
+  const ConsumersMajor consumers = consumers_major(*in.inventory);
   std::string series;
+  int major = -1;
   for (const auto& lib : in.inventory->libraries) {
     if (!lib.toolkit) continue;
-    ReleaseMatch m = in.table->match(lib.component, lib.version);
-    if (m.known()) series = newest(series, m.series);
-    a.releases.emplace(lib.file, std::move(m));
+    const int lib_major = major_of(lib, a.releases).first;
+    if (consumers.major > 0 && lib_major != consumers.major) continue;
+    if (const ReleaseMatch& m = a.releases.at(lib.file); m.known()) series = newest(series, m.series);
+    major = std::max(major, lib_major);
   }
   // Without a table match, the major alone (inventory's evidence) still names the series.
-  int major = -1;
-  for (const auto& lib : in.inventory->libraries)
-    if (lib.toolkit) major = std::max(major, lib.cuda_major);
   if (series.empty() && major > 0) series = std::to_string(major);
+  if (series.empty() && consumers.major > 0) series = std::to_string(consumers.major);
   a.series = series.empty() ? "unknown" : series;
   a.rules.push_back(symbol_rule(in));
-  a.rules.push_back(same_major_rule(in, a.releases));
+  a.rules.push_back(same_major_rule(in, a.releases, consumers));
   a.rules.push_back(release_rule(in, a.releases));
   a.rules.push_back(driver_rule(in, a.series));
   for (const auto& r : a.rules) a.aligned = a.aligned && r.result != RuleResult::fail;

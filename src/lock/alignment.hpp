@@ -10,7 +10,11 @@
 //   same-major  all toolkit libraries come from one CUDA major (from wheel
 //               names, the cu13 folder, package versions: inventory's evidence;
 //               the release table when that is silent). Not the soname:
-//               libcusparse.so.12 ships in CUDA 12 and 13.
+//               libcusparse.so.12 ships in CUDA 12 and 13. The env's major is
+//               its consumers' (torch, jax, cupy: consumers_major) when they
+//               say, else the one most toolkit libraries agree on; libraries of
+//               another major are the strays, named with the env's own copy of
+//               the component when it has one (the fix removes the stray).
 //   releases    each toolkit component's release, from the table (unknown
 //               versions stay unknown); nvJitLink's release >= the release of
 //               every env library that needs it.
@@ -61,6 +65,11 @@ struct RuleFailure {
   std::string version;              // symbols: their version node
   std::string needed_release;       // "12.4": what the consumer needs
   std::string message;              // one line for people
+  // same-major: why the env's major is needed_release ("the env's consumers need
+  // CUDA 12: lib/.../_C.so needs libcudart.so.12"), and the env's copy of the same
+  // component in that major ("nvidia-cusparse-cu12 12.1.0.106"), "" when it has none.
+  std::string reason;
+  std::string replacement;
 };
 
 struct RuleOutcome {
@@ -71,9 +80,21 @@ struct RuleOutcome {
   std::vector<RuleFailure> failures; // empty unless result == fail
 };
 
+// The CUDA major the env's consumers were built for (the ELF files outside the
+// NVIDIA packages that need CUDA libraries: torch's, jax's, cupy's): from the
+// sonames they need whose major is the CUDA major (libcudart.so.12,
+// libcublas.so.13, libnvJitLink.so.12) and a +cuNNN local version (torch
+// 2.5.1+cu121). -1 when none says, or when they disagree.
+struct ConsumersMajor {
+  int major = -1;
+  std::string evidence; // "lib/.../_C.so needs libcudart.so.12"
+};
+ConsumersMajor consumers_major(const inventory::Inventory& inventory);
+
 struct Alignment {
-  std::string series; // "13.0": the newest release series of the env's toolkit components;
-                      // "13" when only the major is known; "unknown"
+  std::string series; // "12.1": the newest release series of the env's toolkit components of
+                      // its consumers' CUDA major (of all of them when the consumers do not
+                      // say); "13" when only the major is known; "unknown"
   bool aligned = true; // no rule failed
   std::vector<RuleOutcome> rules; // symbols, same-major, releases, driver: always all four, in this order
   std::map<std::string, ReleaseMatch> releases; // by library file (prefix-relative)
@@ -93,7 +114,8 @@ Alignment evaluate_alignment(const AlignmentInputs& in);
 // The rules one by one (alignment.cpp, symbol_rule.cpp); evaluate_alignment
 // calls them in order.
 RuleOutcome symbol_rule(const AlignmentInputs& in);
-RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases);
+RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases,
+                            const ConsumersMajor& consumers = {});
 RuleOutcome release_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases);
 RuleOutcome driver_rule(const AlignmentInputs& in, const std::string& series);
 

@@ -8,6 +8,7 @@
 #include "elf/pin.hpp"
 #include "loader/path_list.hpp"
 #include "loader/versions.hpp"
+#include "lock/alignment.hpp"
 #include "repair/activation.hpp"
 #include "repair/overlay_view.hpp"
 #include "util/strings.hpp"
@@ -268,21 +269,35 @@ void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, Overla
   std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 }
 
-// For every DT_NEEDED by soname of the roots, the env folder whose copy
-// should answer: the copy the requester's own search found (a planned link
-// counts as its target) when it has what the requester needs, else a copy
-// that has.
+// The toolkit libraries of another CUDA major than the one the env's
+// consumers need (a CUDA 13 wheel in a CUDA 12 torch env): the env's hook
+// never puts their folders first for their own sake; doctor names them.
+std::set<std::string> stray_major_files(const inventory::Inventory& inv) {
+  std::set<std::string> out;
+  const int major = lock::consumers_major(inv).major;
+  if (major <= 0) return out;
+  for (const auto& lib : inv.libraries)
+    if (lib.toolkit && lib.cuda_major > 0 && lib.cuda_major != major) out.insert(lib.file);
+  return out;
+}
+
+// For every DT_NEEDED by soname of the roots (but the stray-major libraries),
+// the env folder whose copy should answer: the copy the requester's own search
+// found (a planned link counts as its target) when it has what the requester
+// needs, else a copy that has.
 std::map<std::string, std::set<std::string>> needed_folders(const doctor::DoctorReport& report,
                                                             loader::FileSystemView& files) {
   std::map<std::string, std::set<std::string>> chosen; // folder -> sonames it provides
   std::string prefix = prefix_of(report.inputs);
   const auto& inv = report.inputs.inventory;
+  const std::set<std::string> strays = stray_major_files(inv);
   std::map<std::pair<std::uint64_t, std::uint64_t>, const inventory::Library*> by_identity;
   for (const auto& l : inv.libraries) {
     const auto& f = files.open_verify(prefix + "/" + l.file);
     if (f.opened()) by_identity.emplace(std::make_pair(f.dev, f.ino), &l);
   }
   for (const auto& root : report.roots) {
+    if (strays.count(root.file)) continue;
     const auto& objs = root.report.objects;
     for (const auto& edge : root.report.edges) {
       if (edge.needed.find('/') != std::string::npos || edge.from < 0) continue;
@@ -335,7 +350,10 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
 }
 
 bool Scenario::passes() const {
-  if (excused.empty()) return report.healthy();
+  if (excused.empty())
+    return std::none_of(report.findings.begin(), report.findings.end(), [](const doctor::Finding& f) {
+      return f.severity == doctor::Severity::error && !doctor::is_package_finding(f.code);
+    });
   return std::all_of(report.roots.begin(), report.roots.end(), [&](const doctor::RootResult& r) {
     return r.loads || std::find(excused.begin(), excused.end(), r.file) != excused.end();
   });

@@ -86,7 +86,9 @@ struct Scenario {
   bool required = true;    // must be healthy for the plan to be applied
   std::vector<std::string> excused; // roots allowed to fail (unpinnable, said so)
   doctor::DoctorReport report;
-  bool passes() const; // no error finding, or only excused roots fail to load
+  // No error finding but package findings (doctor::is_package_finding), or only
+  // excused roots fail to load.
+  bool passes() const;
 };
 
 struct Verification {

@@ -1,5 +1,7 @@
 #include "report/repair_report.hpp"
 
+#include <algorithm>
+
 #include "report/info_report.hpp"
 
 namespace condacuda::report {
@@ -7,6 +9,13 @@ namespace condacuda::report {
 using util::Json;
 
 namespace {
+// The error findings that make a scenario fail (package findings do not: no
+// repair changes them, the notes name them).
+std::size_t blocking_errors(const repair::Scenario& s) {
+  return static_cast<std::size_t>(std::count_if(s.report.findings.begin(), s.report.findings.end(), [](const doctor::Finding& f) {
+    return f.severity == doctor::Severity::error && !doctor::is_package_finding(f.code);
+  }));
+}
 Json pin_changes_json(const repair::ChangeSet& set) {
   Json a = Json::array();
   for (const auto& c : set.pins) {
@@ -202,13 +211,12 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     std::string verdict = s.passes() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
     out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
            std::to_string(s.report.roots.size()) + " roots load" +
-           (fails == 0 && !s.passes() ? ", but " + std::to_string(s.report.count(doctor::Severity::error)) + " error finding(s)"
-                                      : std::string()) +
+           (fails == 0 && !s.passes() ? ", but " + std::to_string(blocking_errors(s)) + " error finding(s)" : std::string()) +
            "  " + style.dim(s.description) +
            (s.excused.empty() ? "" : style.dim(" (" + std::to_string(s.excused.size()) + " unpinnable excused)")) + "\n";
     if (!s.passes())
       for (const auto& f : s.report.findings)
-        if (f.severity == doctor::Severity::error)
+        if (f.severity == doctor::Severity::error && !doctor::is_package_finding(f.code))
           out += "        " + f.code + ": " + f.title + "\n        fix: " + f.fix + "\n";
   }
   if (r.changes) {

@@ -216,6 +216,51 @@ TEST_CASE("toolkit libraries from two CUDA majors fail the same-major rule; the 
   CHECK(findings[0].fix.find("nvidia-cufft") != std::string::npos);
 }
 
+TEST_CASE("CUDA 13 wheels in a CUDA 12 torch env: the consumers' major decides, the strays are named for removal") {
+  FakeEnv env;
+  env.nvjitlink("12.1.105", 1);
+  env.cusparse("12.1.0.106", 1);
+  env.plain("cusparse", "libcusparse.so.12", "nvidia-cusparse", "12.6.3.3", 13);
+  env.plain("nvjitlink", "libnvJitLink.so.13", "nvidia-nvjitlink", "13.0.88", 13);
+  // Without a consumer, two libraries of each major: the newer wins the tie.
+  CHECK(rule_of(env.evaluate(), rule::same_major).failures.front().needed_release == "13");
+  env.inv.consumers.push_back({"lib/torch/lib/libtorch_cuda.so", {"libcudart.so.12", "libcusparse.so.12"}, "pip", "torch", "2.4.0"});
+  CHECK(consumers_major(env.inv).major == 12);
+  CHECK(consumers_major(env.inv).evidence == "lib/torch/lib/libtorch_cuda.so needs libcudart.so.12");
+  Alignment a = env.evaluate();
+  CHECK(a.series == "12.1");
+  const auto& same = rule_of(a, rule::same_major);
+  CHECK(same.result == RuleResult::fail);
+  REQUIRE(same.failures.size() == 2);
+  for (const auto& f : same.failures) {
+    CHECK(f.provider_major == 13);
+    CHECK(f.needed_release == "12");
+    CHECK_FALSE(f.replacement.empty());
+  }
+  auto findings = doctor::alignment_findings(a);
+  const doctor::Finding* mixed = nullptr;
+  for (const auto& f : findings)
+    if (f.title.starts_with("toolkit libraries of another CUDA major")) mixed = &f;
+  REQUIRE(mixed);
+  CHECK(mixed->fix == "pip uninstall nvidia-cusparse nvidia-nvjitlink (the env's CUDA 12 copies stay: "
+                      "nvidia-cusparse-cu12 12.1.0.106, nvidia-nvjitlink-cu12 12.1.105)");
+  CHECK(mixed->fix.find("install nvidia-cusparse-cu12") == std::string::npos); // installed: never advised
+  CHECK(mixed->affects.size() == 2);
+  CHECK(mixed->title.find("the env's consumers need CUDA 12: lib/torch/lib/libtorch_cuda.so needs libcudart.so.12") !=
+        std::string::npos);
+}
+
+TEST_CASE("consumers_major: sonames whose major is CUDA's and torch's +cuNNN; silent when they disagree") {
+  inventory::Inventory inv;
+  inv.consumers.push_back({"a.so", {"libcusparse.so.12"}, "", "", ""}); // cuSPARSE's soname says nothing
+  CHECK(consumers_major(inv).major == -1);
+  inv.consumers.push_back({"torch/_C.so", {"libcuda.so.1"}, "pip", "torch", "2.9.0+cu130"});
+  CHECK(consumers_major(inv).major == 13);
+  CHECK(consumers_major(inv).evidence == "torch 2.9.0+cu130 is a CUDA 13 build");
+  inv.consumers.push_back({"cupy/x.so", {"libnvrtc.so.12"}, "pip", "cupy-cuda12x", "13.3.0"});
+  CHECK(consumers_major(inv).major == -1);
+}
+
 TEST_CASE("the driver rule: the branch against the series' minimum, skipped without a driver") {
   FakeEnv env;
   env.plain("cudart", "libcudart.so.13", "nvidia-cuda-runtime", "13.0.96", 13);
