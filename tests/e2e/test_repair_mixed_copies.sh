@@ -46,3 +46,13 @@ out=$(bash -c 'set -eu; export CONDA_PREFIX=$1
 expect_eq "$out" "sparse 12100" "activated"
 expect_eq "$("$py" -c "$import")" "sparse 12100" "not activated, LD_LIBRARY_PATH unset"
 "$CONDACUDA" doctor -p "$env" > /dev/null || fail "doctor after repair is not healthy"
+
+note "no copy in the env has what cuSPARSE needs: repair refuses and names the package to upgrade"
+"$CONDACUDA" undo -p "$env" > /dev/null
+dist=$(echo "$sp"/nvidia_nvjitlink_cu12-*.dist-info)
+while IFS=, read -r rel _; do rm -f "${sp:?}/$rel"; done < "$dist/RECORD"
+rm -rf "$dist" "$sp/nvidia/nvjitlink"
+expect_status 1 "$CONDACUDA" repair -p "$env" --color never > "$scratch/refused.txt"
+grep -q "^nothing written: " "$scratch/refused.txt" || fail "repair wrote something"
+grep -q "conda install 'cuda-nvjitlink>=12.1'" "$scratch/refused.txt" || { cat "$scratch/refused.txt" >&2; fail "the conda package's upgrade"; }
+[ ! -e "$env/etc/condacuda" ] || fail "a refused repair left its manifest"
