@@ -26,3 +26,12 @@ cmake --install build-conda
 # build script to put them there; doing it here serves both.
 install -m 0755 "${SRC_DIR:-.}/hooks/post-link.sh" "$PREFIX/bin/.condacuda-post-link.sh"
 install -m 0755 "${SRC_DIR:-.}/hooks/pre-unlink.sh" "$PREFIX/bin/.condacuda-pre-unlink.sh"
+
+# The activation notice (hooks/activate.d): conda sources it at every
+# activation; it names `condacuda repair` for an env with CUDA libraries that
+# no repair has seen (no link script ran after they came: pip, one-transaction
+# installs, pixi). A file of the package, removed with it.
+install -d "$PREFIX/etc/conda/activate.d"
+for notice in condacuda-notice.sh condacuda-notice.fish; do
+  install -m 0644 "${SRC_DIR:-.}/hooks/activate.d/$notice" "$PREFIX/etc/conda/activate.d/$notice"
+done

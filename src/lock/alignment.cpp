@@ -60,26 +60,8 @@ std::string package_or_file(const Library& lib) {
 }
 } // namespace
 
-ConsumersMajor consumers_major(const inventory::Inventory& inventory) {
-  std::map<int, std::string> seen; // major -> first evidence
-  for (const auto& c : inventory.consumers) {
-    for (const auto& needed : c.needs) {
-      auto kind = inventory::classify_library(needed);
-      const int major = kind && kind->soname_is_cuda_major ? inventory::soname_major(needed) : -1;
-      if (major > 0) seen.emplace(major, c.file + " needs " + needed);
-    }
-    // PyTorch's local version names its CUDA build: 2.5.1+cu121, 2.9.0+cu130.
-    if (auto at = c.version.find("+cu"); at != std::string::npos) {
-      const int build = util::leading_number(std::string_view(c.version).substr(at + 3));
-      if (build >= 100) seen.emplace(build / 10, c.package + " " + c.version + " is a CUDA " + std::to_string(build / 10) + " build");
-    }
-  }
-  if (seen.size() != 1) return {};
-  return {seen.begin()->first, seen.begin()->second};
-}
-
 RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases,
-                            const ConsumersMajor& consumers) {
+                            const inventory::ConsumersMajor& consumers) {
   RuleOutcome out;
   out.rule = rule::same_major;
   struct Group {
@@ -256,7 +238,7 @@ Alignment evaluate_alignment(const AlignmentInputs& in) {
     if (lib.toolkit) a.releases.emplace(lib.file, in.table->match(lib.component, lib.version));
   // The series is the consumers' major's when they say (a CUDA 12 torch env with a
   // stray CUDA 13 wheel is a 12.x env), else the newest of all.
-  const ConsumersMajor consumers = consumers_major(*in.inventory);
+  const inventory::ConsumersMajor consumers = inventory::consumers_major(*in.inventory);
   std::string series;
   int major = -1;
   for (const auto& lib : in.inventory->libraries) {

@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inventory/consumers_major.hpp"
 #include "inventory/inventory.hpp"
 #include "loader/file_system_view.hpp"
 #include "lock/driver.hpp"
@@ -80,16 +81,6 @@ struct RuleOutcome {
   std::vector<RuleFailure> failures; // empty unless result == fail
 };
 
-// The CUDA major the env's consumers were built for (the ELF files outside the
-// NVIDIA packages that need CUDA libraries: torch's, jax's, cupy's): from the
-// sonames they need whose major is the CUDA major (libcudart.so.12,
-// libcublas.so.13, libnvJitLink.so.12) and a +cuNNN local version (torch
-// 2.5.1+cu121). -1 when none says, or when they disagree.
-struct ConsumersMajor {
-  int major = -1;
-  std::string evidence; // "lib/.../_C.so needs libcudart.so.12"
-};
-ConsumersMajor consumers_major(const inventory::Inventory& inventory);
 
 struct Alignment {
   std::string series; // "12.1": the newest release series of the env's toolkit components of
@@ -115,7 +106,7 @@ Alignment evaluate_alignment(const AlignmentInputs& in);
 // calls them in order.
 RuleOutcome symbol_rule(const AlignmentInputs& in);
 RuleOutcome same_major_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases,
-                            const ConsumersMajor& consumers = {});
+                            const inventory::ConsumersMajor& consumers = {});
 RuleOutcome release_rule(const AlignmentInputs& in, const std::map<std::string, ReleaseMatch>& releases);
 RuleOutcome driver_rule(const AlignmentInputs& in, const std::string& series);
 

@@ -8,7 +8,7 @@
 #include "elf/pin.hpp"
 #include "loader/path_list.hpp"
 #include "loader/versions.hpp"
-#include "lock/alignment.hpp"
+#include "inventory/consumers_major.hpp"
 #include "repair/activation.hpp"
 #include "repair/overlay_view.hpp"
 #include "util/strings.hpp"
@@ -274,7 +274,7 @@ void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, Overla
 // never puts their folders first for their own sake; doctor names them.
 std::set<std::string> stray_major_files(const inventory::Inventory& inv) {
   std::set<std::string> out;
-  const int major = lock::consumers_major(inv).major;
+  const int major = inventory::consumers_major(inv).major;
   if (major <= 0) return out;
   for (const auto& lib : inv.libraries)
     if (lib.toolkit && lib.cuda_major > 0 && lib.cuda_major != major) out.insert(lib.file);

@@ -52,6 +52,39 @@ json() {
 }
 
 # build_demo_env DIR: the demo env of examples/demo-env (DIR/env, DIR/system-cuda-12.0).
+# What the condacuda conda package puts into the env PREFIX: cmake --install
+# plus packaging/conda/build.sh's lines (link scripts, activation notice).
+install_condacuda_package() {
+  cmake --install "$CONDACUDA_BUILD_DIR" --prefix "$1" > /dev/null
+  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/post-link.sh" "$1/bin/.condacuda-post-link.sh"
+  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/pre-unlink.sh" "$1/bin/.condacuda-pre-unlink.sh"
+  install -d "$1/etc/conda/activate.d"
+  install -m 0644 "$CONDACUDA_SOURCE_DIR"/hooks/activate.d/condacuda-notice.{sh,fish} "$1/etc/conda/activate.d/"
+  # The recipe's build.sh installs the same; keep them in step.
+  grep -q 'hooks/post-link.sh" "$PREFIX/bin/.condacuda-post-link.sh"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
+    fail "packaging/conda/build.sh no longer installs the post-link script this test installs"
+  grep -q 'hooks/activate.d/$notice" "$PREFIX/etc/conda/activate.d/$notice"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
+    fail "packaging/conda/build.sh no longer installs the activation notice this test installs"
+}
+
+# What activating env PREFIX prints on stderr, in SHELL (bash, zsh, dash, ksh
+# or fish), sourcing its activate.d scripts as conda does (CONDA_PREFIX set).
+activation_stderr() { # SHELL PREFIX
+  case $1 in
+    fish) { fish -c 'set -gx CONDA_PREFIX $argv[1]; for f in $CONDA_PREFIX/etc/conda/activate.d/*.fish; source $f; end' "$2" > /dev/null; } 2>&1 ;;
+    *) { "$1" -c 'set -eu; CONDA_PREFIX=$1; export CONDA_PREFIX; for f in "$CONDA_PREFIX"/etc/conda/activate.d/*.sh; do . "$f"; done' sh "$2" > /dev/null; } 2>&1 ;;
+  esac
+}
+
+# The shells conda sources activation scripts from that tests try: bash, zsh,
+# dash and fish, those installed (under CI all of them must be).
+activation_shells() {
+  local sh
+  for sh in bash zsh dash fish; do
+    if command -v "$sh" > /dev/null; then echo "$sh"; elif [ -n "${CI:-}" ]; then fail "$sh is not installed"; else note "$sh not installed: not tried" >&2; fi
+  done
+}
+
 build_demo_env() {
   "$CONDACUDA_SOURCE_DIR/examples/demo-env/build.sh" "$1" > /dev/null
 }

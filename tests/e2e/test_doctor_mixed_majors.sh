@@ -15,7 +15,6 @@ unset CONDACUDA_HOOK_STATE
 build_demo_env "$scratch/demo"
 env=$scratch/demo/env
 sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
 export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
 
 note "the CUDA 13 wheels: cuSPARSE (soname libcusparse.so.12 in CUDA 13 too) and nvJitLink 13"

@@ -19,15 +19,7 @@ import='import demotorch; print("sparse", demotorch.sparse_version())'
 root=$scratch/root-prefix
 mkdir -p "$root"
 
-# What the package puts into the env.
-install_package() {
-  cmake --install "$CONDACUDA_BUILD_DIR" --prefix "$1" > /dev/null
-  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/post-link.sh" "$1/bin/.condacuda-post-link.sh"
-  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/pre-unlink.sh" "$1/bin/.condacuda-pre-unlink.sh"
-  # The recipe's build.sh installs the same two lines; keep them in step.
-  grep -q 'hooks/post-link.sh" "$PREFIX/bin/.condacuda-post-link.sh"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
-    fail "packaging/conda/build.sh no longer installs the post-link script this test installs"
-}
+install_package() { install_condacuda_package "$1"; }
 
 fingerprint() {
   (cd "$1" && find . -printf '%p %y %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$2"

@@ -26,32 +26,22 @@ py=$env/bin/python3
 "$CONDACUDA" repair -p "$env" > /dev/null
 tree_state "$env" > "$scratch/repaired"
 
-# What activating the env prints on stderr, in shell $1, sourcing the env's
-# activate.d scripts as conda does (with CONDA_PREFIX set).
-activation_stderr() {
-  case $1 in
-    fish) fish -c 'set -gx CONDA_PREFIX $argv[1]; for f in $CONDA_PREFIX/etc/conda/activate.d/*.fish; source $f; end' "$env" 2>&1 > /dev/null ;;
-    *) "$1" -c 'CONDA_PREFIX=$1; export CONDA_PREFIX; for f in "$CONDA_PREFIX"/etc/conda/activate.d/*.sh; do . "$f"; done' sh "$env" 2>&1 > /dev/null ;;
-  esac
-}
-shells=()
-for sh in bash zsh dash fish; do
-  if command -v "$sh" > /dev/null; then shells+=("$sh"); elif [ -n "${CI:-}" ]; then fail "$sh is not installed"; else note "$sh not installed: not tried"; fi
-done
+shell_list=$(activation_shells)
+mapfile -t shells <<< "$shell_list"
 expect_quiet_activation() { # $1: what the situation is
   local sh
-  for sh in "${shells[@]}"; do expect_eq "$(activation_stderr "$sh")" "" "$sh activation, $1"; done
+  for sh in "${shells[@]}"; do expect_eq "$(activation_stderr "$sh" "$env")" "" "$sh activation, $1"; done
 }
 expect_stale_line() { # $1: the folder named
   local sh out
   for sh in "${shells[@]}"; do
-    out=$(activation_stderr "$sh")
+    out=$(activation_stderr "$sh" "$env")
     expect_eq "$(printf '%s\n' "$out" | wc -l)" 1 "$sh: one line"
     case "$out" in
       "condacuda: $1 changed after the repair of this env's CUDA libraries; to update it: condacuda repair -p \"$env\" (CONDACUDA_QUIET=1 hides this)") ;;
       *) fail "$sh: stale line: $out" ;;
     esac
-    expect_eq "$(CONDACUDA_QUIET=1 activation_stderr "$sh")" "" "$sh: CONDACUDA_QUIET=1 hides the line"
+    expect_eq "$(CONDACUDA_QUIET=1 activation_stderr "$sh" "$env")" "" "$sh: CONDACUDA_QUIET=1 hides the line"
   done
 }
 expect_quiet_activation "fresh repair"

@@ -225,8 +225,8 @@ TEST_CASE("CUDA 13 wheels in a CUDA 12 torch env: the consumers' major decides, 
   // Without a consumer, two libraries of each major: the newer wins the tie.
   CHECK(rule_of(env.evaluate(), rule::same_major).failures.front().needed_release == "13");
   env.inv.consumers.push_back({"lib/torch/lib/libtorch_cuda.so", {"libcudart.so.12", "libcusparse.so.12"}, "pip", "torch", "2.4.0"});
-  CHECK(consumers_major(env.inv).major == 12);
-  CHECK(consumers_major(env.inv).evidence == "lib/torch/lib/libtorch_cuda.so needs libcudart.so.12");
+  CHECK(inventory::consumers_major(env.inv).major == 12);
+  CHECK(inventory::consumers_major(env.inv).evidence == "lib/torch/lib/libtorch_cuda.so needs libcudart.so.12");
   Alignment a = env.evaluate();
   CHECK(a.series == "12.1");
   const auto& same = rule_of(a, rule::same_major);
@@ -253,12 +253,12 @@ TEST_CASE("CUDA 13 wheels in a CUDA 12 torch env: the consumers' major decides, 
 TEST_CASE("consumers_major: sonames whose major is CUDA's and torch's +cuNNN; silent when they disagree") {
   inventory::Inventory inv;
   inv.consumers.push_back({"a.so", {"libcusparse.so.12"}, "", "", ""}); // cuSPARSE's soname says nothing
-  CHECK(consumers_major(inv).major == -1);
+  CHECK(inventory::consumers_major(inv).major == -1);
   inv.consumers.push_back({"torch/_C.so", {"libcuda.so.1"}, "pip", "torch", "2.9.0+cu130"});
-  CHECK(consumers_major(inv).major == 13);
-  CHECK(consumers_major(inv).evidence == "torch 2.9.0+cu130 is a CUDA 13 build");
+  CHECK(inventory::consumers_major(inv).major == 13);
+  CHECK(inventory::consumers_major(inv).evidence == "torch 2.9.0+cu130 is a CUDA 13 build");
   inv.consumers.push_back({"cupy/x.so", {"libnvrtc.so.12"}, "pip", "cupy-cuda12x", "13.3.0"});
-  CHECK(consumers_major(inv).major == -1);
+  CHECK(inventory::consumers_major(inv).major == -1);
 }
 
 TEST_CASE("the driver rule: the branch against the series' minimum, skipped without a driver") {
