@@ -2,6 +2,7 @@
 
 #include "sys/env_discovery.hpp"
 #include "sys/env_scan.hpp"
+#include "sys/gpu_code.hpp"
 #include "sys/repair_state.hpp"
 
 namespace condacuda::app {
@@ -11,6 +12,7 @@ Result<inventory::Inventory> info(const env::EnvRecord& env) {
   if (!snapshot) return snapshot.error();
   auto inv = inventory::build_inventory(*snapshot);
   inv.pinned = sys::pinned_files(env.prefix);
+  sys::add_gpu_code(inv, env.prefix);
   return inv;
 }
 

@@ -2,12 +2,23 @@
 // The env's CUDA inventory: every NVIDIA library with its component, package
 // and CUDA major, the folders that hold them, and the consumers (ELF files
 // that need a CUDA library). Pure: built from an EnvSnapshot.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "inventory/snapshot.hpp"
 
 namespace condacuda::inventory {
+
+// The GPU code a file carries (elf/fatbin.hpp), for `info`: filled from the
+// file's bytes by the system layer (sys/gpu_code.hpp), never by build_inventory.
+struct GpuCode {
+  std::vector<std::string> sass; // "sm_75", "sm_90a", "sm_100f", sorted by architecture
+  std::vector<std::string> ptx;  // "compute_90"
+  std::string ptx_isa;           // the highest PTX ISA of its PTX ("9.0"), "" without PTX
+  bool compressed = false;       // some entry is compressed
+  std::vector<std::string> problems; // a damaged fatbin: what and where
+};
 
 struct Library {
   std::string file;               // the real file, relative to the prefix
@@ -22,12 +33,14 @@ struct Library {
   std::string cuda_major_source;  // how it was decided: "wheel name", "cu13 folder", ...
   std::vector<std::string> needed;
   bool links_out = false;         // `file` is a symlink that leads out of the env (uv's symlink mode)
+  std::optional<GpuCode> gpu_code; // nullopt: no fatbin, or not read
 };
 
 struct Consumer {
   std::string file;               // relative to the prefix
   std::vector<std::string> needs; // the CUDA libraries it needs (DT_NEEDED)
   std::string manager, package, version;
+  std::optional<GpuCode> gpu_code; // nullopt: no fatbin, or not read
 };
 
 struct LibraryFolder {

@@ -1,5 +1,9 @@
 #include "report/info_report.hpp"
 
+#include <algorithm>
+
+#include "util/strings.hpp"
+
 namespace condacuda::report {
 
 using util::Json;
@@ -19,6 +23,28 @@ Json string_array(const std::vector<std::string>& v) {
   return a;
 }
 
+// {sass, ptx, ptx_isa, compressed, problems}, or null without a fatbin.
+Json gpu_code_json(const std::optional<inventory::GpuCode>& code) {
+  if (!code) return Json();
+  Json j = Json::object();
+  j.set("sass", string_array(code->sass));
+  j.set("ptx", string_array(code->ptx));
+  j.set("ptx_isa", code->ptx_isa.empty() ? Json() : Json(code->ptx_isa));
+  j.set("compressed", code->compressed);
+  j.set("problems", string_array(code->problems));
+  return j;
+}
+
+// "sm_75 sm_80 | compute_90 (PTX 9.0)", "-" without GPU code.
+std::string gpu_code_text(const std::optional<inventory::GpuCode>& code) {
+  if (!code) return "-";
+  std::string out = util::join(code->sass, " ");
+  if (!code->ptx.empty())
+    out += (out.empty() ? "" : " | ") + util::join(code->ptx, " ") + (code->ptx_isa.empty() ? "" : " (PTX " + code->ptx_isa + ")");
+  if (!code->problems.empty()) out += (out.empty() ? "" : " ") + std::string("[damaged fatbin]");
+  return out.empty() ? "(empty fatbin)" : out;
+}
+
 Json library_json(const inventory::Library& lib) {
   Json j = Json::object();
   j.set("component", lib.component);
@@ -36,6 +62,7 @@ Json library_json(const inventory::Library& lib) {
   j.set("cuda_major", lib.cuda_major > 0 ? Json(lib.cuda_major) : Json());
   j.set("cuda_major_source", lib.cuda_major_source.empty() ? Json() : Json(lib.cuda_major_source));
   j.set("needed", string_array(lib.needed));
+  j.set("gpu_code", gpu_code_json(lib.gpu_code));
   return j;
 }
 
@@ -72,6 +99,7 @@ Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv) {
     cj.set("file", c.file);
     cj.set("needs", string_array(c.needs));
     cj.set("package", c.package.empty() ? Json() : Json(c.package));
+    cj.set("gpu_code", gpu_code_json(c.gpu_code));
     consumers.push(cj);
   }
   j.set("consumers", consumers);
@@ -103,6 +131,16 @@ std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv
     for (const auto& lib : inv.libraries)
       t.add({lib.component, lib.soname, lib.cuda_major > 0 ? std::to_string(lib.cuda_major) : "?",
              package_label(lib.manager, lib.package, lib.version), lib.file});
+    out += t.render(style, 2);
+  }
+  if (std::any_of(inv.libraries.begin(), inv.libraries.end(), [](const auto& l) { return l.gpu_code.has_value(); }) ||
+      std::any_of(inv.consumers.begin(), inv.consumers.end(), [](const auto& c) { return c.gpu_code.has_value(); })) {
+    out += "\n" + style.bold("GPU code") + " (SASS | PTX, from the fatbin headers)\n";
+    Table t({"FILE", "ARCHITECTURES"});
+    for (const auto& lib : inv.libraries)
+      if (lib.gpu_code) t.add({lib.file, gpu_code_text(lib.gpu_code)});
+    for (const auto& c : inv.consumers)
+      if (c.gpu_code) t.add({c.file, gpu_code_text(c.gpu_code)});
     out += t.render(style, 2);
   }
   if (!inv.consumers.empty()) {

@@ -11,8 +11,9 @@
 // Besides "no crash, no over-read, no undefined behaviour" the target checks
 // the reader's own promises and traps when one breaks: errors carry a message,
 // undefined-symbol indices are in range, a lookup never visits more
-// symbols than the table holds (a chain walk that does not stop), and the
-// load checks (elf/load_checks.hpp) give a reason with every verdict but ok.
+// symbols than the table holds (a chain walk that does not stop), the
+// load checks (elf/load_checks.hpp) give a reason with every verdict but ok,
+// and every fatbin entry read (elf/fatbin.hpp) fits in the input.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -22,6 +23,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
+#include "elf/fatbin.hpp"
 #include "elf/load_checks.hpp"
 
 namespace {
@@ -72,6 +74,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto load = elf::check_load(bytes.data, elf::em_x86_64, 4096, std::uint64_t{1} << 34);
     check(load.ok() == load.reason.empty());
   }
+  // The fatbin reader (elf/fatbin.hpp): through the section headers, and on
+  // the bytes as a .nv_fatbin section; every entry it reports fits the input.
+  const elf::ByteReader whole(bytes.data);
+  if (auto fat = elf::read_fatbins(whole))
+    for (const auto& e : fat->entries) check(e.payload_size <= size);
+  auto section = elf::read_fatbin_section(whole);
+  check(section.entries.size() <= size / 64 + 1);
+  for (const auto& e : section.entries) check(e.payload_size <= size && !elf::target_name(e).empty());
   for (bool with_symbols : {false, true}) {
     auto parsed = elf::ElfObject::parse(bytes, with_symbols);
     if (!parsed) {

@@ -45,6 +45,20 @@ printf 'int main(void) { return 0; }\n' > "$b/main.c"
 gcc -o "$out/elf/pie" "$b/main.c"
 gcc -no-pie -o "$out/elf/nopie" "$b/main.c" 2>/dev/null || true
 cp "$b/lib/libdep.so.1" "$out/elf/"
+# A library carrying a .nv_fatbin section as nvcc lays it out (one container:
+# SASS sm_80, compressed PTX compute_80 with its 80-byte header), added with
+# objcopy: the fatbin reader's seed.
+python3 - "$b/fatbin.bin" <<'PY'
+import struct, sys
+def entry(kind, arch, flags, major, minor, header, payload):
+    return struct.pack('<HHIQIIHHIIIQQQ', kind, 0x101, header, len(payload), len(payload) if flags & 0x8000 else 0,
+                       64 if kind == 1 else 0, minor, major, arch, 0, 0, flags, 0, 3 * len(payload)) + \
+        bytes(header - 64) + payload
+body = entry(2, 80, 0x11, 1, 8, 64, b'\x7fELF' + bytes(28)) + entry(1, 80, 0x8011, 9, 0, 80, bytes(40))
+open(sys.argv[1], 'wb').write(struct.pack('<IHHQ', 0xBA55ED50, 1, 16, len(body)) + body)
+PY
+objcopy --add-section .nv_fatbin="$b/fatbin.bin" "$b/lib/libdep.so.1" "$out/elf/libdep-fatbin.so"
+cp "$b/fatbin.bin" "$out/elf/fatbin-section.bin"
 for f in /lib/x86_64-linux-gnu/libz.so.1 /lib/x86_64-linux-gnu/libdl.so.2 /usr/lib/x86_64-linux-gnu/libdl.so.2; do
   if [ -f "$f" ]; then cp -L "$f" "$out/elf/sys-$(basename "$f")"; break; fi
 done
