@@ -39,6 +39,7 @@ inventory::Inventory sample() {
   bare.folder = "lib";
   bare.names = {"lib/libcudnn.so"};
   bare.needed = {"libcublas.so.12"};
+  pip.gpu_code = inventory::GpuCode{{"sm_80", "sm_90a"}, {"compute_90"}, "9.0", true, {}};
   inv.libraries = {pip, bare};
   inv.consumers = {{"lib/python3.11/site-packages/torch/lib/libtorch_cuda.so", {"libcudart.so.12"}, "pip", "torch", "2.5.0"}};
   inv.cuda_majors = {12};
@@ -69,15 +70,17 @@ TEST_CASE("condacuda.info/1: components with their package, unknown values null"
   REQUIRE(libs.size() == 2);
   const std::string fields = "component:string soname:string file:string folder:string names:array toolkit:bool "
                              "package:object cuda_major:";
-  CHECK(shape(libs[0]) == fields + "int cuda_major_source:string needed:array");
+  CHECK(shape(libs[0]) == fields + "int cuda_major_source:string needed:array gpu_code:object");
+  CHECK(shape(member(libs[0], "gpu_code")) == "sass:array ptx:array ptx_isa:string compressed:bool problems:array");
+  CHECK(member(libs[0], "gpu_code").string_at("ptx_isa") == "9.0");
   CHECK(shape(member(libs[0], "package")) == "manager:string name:string version:string");
   CHECK(member(libs[0], "package").string_at("manager") == "pip");
   CHECK(member(libs[0], "cuda_major").as_int() == 12);
-  CHECK(shape(libs[1]) == fields + "null cuda_major_source:null needed:array");
+  CHECK(shape(libs[1]) == fields + "null cuda_major_source:null needed:array gpu_code:null");
   CHECK(shape(member(libs[1], "package")) == "manager:null name:null version:null");
   const auto& consumers = member(j, "consumers").as_array();
   REQUIRE(consumers.size() == 1);
-  CHECK(shape(consumers[0]) == "file:string needs:array package:string");
+  CHECK(shape(consumers[0]) == "file:string needs:array package:string gpu_code:null");
   CHECK(consumers[0].string_at("package") == "torch");
 }
 
