@@ -1,10 +1,15 @@
 #include "app/doctor.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
 #include "app/plan_request.hpp"
 #include "doctor/contexts.hpp"
+#include "doctor/gpu_coverage.hpp"
+#include "lock/driver.hpp"
+#include "sys/machine.hpp"
+#include "sys/mapped_file.hpp"
 #include "repair/activation.hpp"
 #include "repair/staleness.hpp"
 #include "sys/prefix_tree.hpp"
@@ -34,12 +39,53 @@ void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInput
   if (auto dangling = repair::dangling_links(recorded, inputs.env.prefix, files, folder_names); !dangling.empty())
     report.findings.push_back(repair::dangling_link_finding(inputs.env.prefix, dangling));
 }
+// The devices --gpu names ("auto": this machine's, by model name).
+Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& gpus, const doctor::GpuTable& table) {
+  std::vector<doctor::Device> out;
+  for (const auto& g : gpus) {
+    std::vector<std::string> texts = {g};
+    if (g == "auto") {
+      texts = sys::read_gpu_models();
+      if (texts.empty())
+        return make_error(ErrorCode::bad_input, "--gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/*/information)");
+    }
+    for (const auto& t : texts) {
+      auto d = doctor::parse_device(t, table);
+      if (!d) return d.error();
+      if (std::none_of(out.begin(), out.end(), [&](const doctor::Device& x) { return x.label == d->label; })) out.push_back(*d);
+    }
+  }
+  return out;
+}
+
+// no-kernel-image / ptx-jit-only for the devices asked for.
+Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& options, sys::DiskFileView& files) {
+  if (options.gpus.empty()) return ok_status();
+  Result<doctor::GpuTable> table = options.gpu_table_file ? [&]() -> Result<doctor::GpuTable> {
+    auto text = sys::read_text_file(*options.gpu_table_file, sys::read_cap::config);
+    if (!text) return text.error();
+    return doctor::parse_gpu_table(*text, *options.gpu_table_file);
+  }() : doctor::embedded_gpu_table();
+  if (!table) return table.error();
+  auto devices = devices_for(options.gpus, *table);
+  if (!devices) return devices.error();
+  std::optional<doctor::DriverBranch> driver;
+  const std::optional<std::string> version = options.driver ? options.driver : report.inputs.driver_version;
+  if (version) {
+    auto parsed = lock::parse_driver_version(*version, options.driver ? "--driver" : "/proc/driver/nvidia/version");
+    if (!parsed) return make_error(ErrorCode::bad_input, "--driver '" + *version + "' is not a driver version (e.g. 535.104.05)");
+    driver = table->driver(parsed->branch);
+  }
+  for (auto& f : doctor::coverage_findings(report, files, *devices, driver, *table)) report.findings.push_back(std::move(f));
+  return ok_status();
+}
 } // namespace
 
 Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   sys::DiskFileView& files = sys::process_file_view();
   auto inputs = doctor_inputs(options.env, options.ld_library_path, files);
   if (!inputs) return inputs.error();
+  if (options.driver) inputs->driver_version = *options.driver;
   auto not_activated = [&] {
     return doctor::not_activated_inputs(
         *inputs, repair::not_activated_value(inputs->base_ld_library_path, inputs->active_hook_entries));
@@ -54,6 +100,7 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
   add_repair_findings(report, *inputs, files);
+  if (auto s = add_coverage_findings(report, options, files); !s) return s.error();
   return report;
 }
 

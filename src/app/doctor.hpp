@@ -2,6 +2,7 @@
 // `condacuda doctor`: every root of the env judged by the loader model, in
 // both launch contexts (activated, not activated) or in the one asked for.
 #include <optional>
+#include <vector>
 
 #include "app/doctor_inputs.hpp"
 #include "doctor/doctor.hpp"
@@ -15,9 +16,14 @@ struct DoctorOptions {
   // --context: judge only this one (its failures are errors); unset: both,
   // a failure only without activation being a warning.
   std::optional<doctor::LaunchContext> context;
+  // --gpu (repeatable): sm_XY, X.Y, a GPU name, or "auto" (this machine's GPUs).
+  std::vector<std::string> gpus;
+  // --driver: a driver version ("535.104") for the coverage rules and the alignment driver rule; unset: the visible one.
+  std::optional<std::string> driver;
+  std::optional<std::string> gpu_table_file; // --gpus FILE: replaces templates/gpus.yml
 };
 
-// Errors: only those of reading the env.
+// Errors: those of reading the env; a --gpu, --driver or GPU table that cannot be read (bad_input).
 Result<doctor::DoctorReport> doctor(const DoctorOptions& options);
 
 } // namespace condacuda::app

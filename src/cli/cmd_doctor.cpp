@@ -14,6 +14,9 @@ Command add_doctor(CLI::App& root) {
     std::optional<std::string> ld_library_path;
     bool unset_llp = false;
     std::string context;
+    std::vector<std::string> gpus;
+    std::optional<std::string> driver;
+    std::optional<std::string> gpu_table;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand(
@@ -29,13 +32,20 @@ Command add_doctor(CLI::App& root) {
                   "Judge one launch context only, its failures being errors: activated (a shell that ran conda "
                   "activate) or not-activated (Jupyter kernels, cron, srun, IDEs: LD_LIBRARY_PATH as it is, no hook)")
       ->check(CLI::IsMember({"activated", "not-activated"}));
+  sub->add_option("--gpu", args->gpus,
+                  "Judge whether the env has kernels for this GPU (repeatable): sm_XY, X.Y, a name (V100, A100, H100, "
+                  "B200, RTX 5090...), or auto (this machine's GPUs)");
+  sub->add_option("--driver", args->driver,
+                  "Assume this NVIDIA driver version (e.g. 535.104.05) instead of the visible one");
+  sub->add_option("--gpus", args->gpu_table, "GPU table to use (default: the embedded templates/gpus.yml)");
   return {sub, [args] {
             auto env = choose_env(args->env);
             if (!env) return int(exit_bad_input);
             std::optional<doctor::LaunchContext> context;
             if (args->context == "activated") context = doctor::LaunchContext::activated;
             if (args->context == "not-activated") context = doctor::LaunchContext::not_activated;
-            auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context});
+            auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context,
+                                       args->gpus, args->driver, args->gpu_table});
             if (!report) {
               print_error(report.error().describe());
               return exit_code_for(report.error());

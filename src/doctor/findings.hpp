@@ -27,13 +27,16 @@ inline constexpr const char* not_activated = "not-activated";
 inline constexpr const char* stale_repair = "stale-repair";
 inline constexpr const char* foreign_cuda_major = "foreign-cuda-major";
 inline constexpr const char* dangling_repair_link = "dangling-repair-link";
+inline constexpr const char* no_kernel_image = "no-kernel-image";
+inline constexpr const char* ptx_jit_only = "ptx-jit-only";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,
 // driver-too-old): no LD_LIBRARY_PATH, symlink or pin changes them, so a
 // repair's verification does not wait for them; it names them as left to do.
 inline bool is_package_finding(const std::string& finding_code) {
-  return finding_code == code::misaligned || finding_code == code::driver_too_old;
+  return finding_code == code::misaligned || finding_code == code::driver_too_old ||
+         finding_code == code::no_kernel_image || finding_code == code::ptx_jit_only;
 }
 
 struct Finding {

@@ -1,6 +1,8 @@
 #include "sys/machine.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <gnu/libc-version.h>
@@ -109,6 +111,25 @@ std::optional<lock::DriverVersion> read_driver_version(const std::string& path) 
   auto text = read_text_file(path, read_cap::config);
   if (!text) return std::nullopt;
   return lock::parse_proc_driver_version(*text);
+}
+
+std::vector<std::string> read_gpu_models(const std::string& root) {
+  std::vector<std::string> models;
+  std::error_code ec;
+  std::vector<std::string> dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) dirs.push_back(entry.path().string());
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& dir : dirs) {
+    auto text = read_text_file(dir + "/information", read_cap::config);
+    if (!text) continue;
+    for (const auto& line : util::split(*text, "\n")) {
+      if (!line.starts_with("Model:")) continue;
+      std::string model(util::trim(std::string_view(line).substr(6)));
+      if (!model.empty()) models.push_back(model);
+      break;
+    }
+  }
+  return models;
 }
 
 } // namespace condacuda::sys

@@ -33,4 +33,9 @@ MachineFacts detect_machine(const std::string& cache_path = "/etc/ld.so.cache");
 // nullopt when there is no driver (the file is absent) or it cannot be read.
 std::optional<lock::DriverVersion> read_driver_version(const std::string& path = "/proc/driver/nvidia/version");
 
+// The model names of this machine's NVIDIA GPUs ("NVIDIA H100 80GB HBM3"), from
+// the driver's /proc/driver/nvidia/gpus/*/information ("Model:" lines), without
+// creating a CUDA context; empty without the driver.
+std::vector<std::string> read_gpu_models(const std::string& root = "/proc/driver/nvidia/gpus");
+
 } // namespace condacuda::sys

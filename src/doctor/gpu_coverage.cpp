@@ -1,0 +1,230 @@
+#include "doctor/gpu_coverage.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "util/embedded.hpp"
+#include "util/strings.hpp"
+#include "util/yaml.hpp"
+
+namespace condacuda::doctor {
+
+namespace {
+Error bad(const std::string& source, const std::string& message) {
+  return make_error(ErrorCode::bad_input, "GPU table: " + message, source);
+}
+
+// "9.0" -> {9, 0}; nullopt unless two numbers.
+std::optional<std::pair<int, int>> capability(std::string_view s) {
+  auto dot = s.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= s.size()) return std::nullopt;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (i != dot && !std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+  return std::make_pair(util::leading_number(s.substr(0, dot)), util::leading_number(s.substr(dot + 1)));
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Whether `name` is a run of whole words of `model` (case-insensitive).
+bool names_model(const std::string& name, const std::string& model) {
+  const std::string n = lower(name), m = " " + lower(model) + " ";
+  return m.find(" " + n + " ") != std::string::npos;
+}
+
+Result<GpuTable> parse_v1(const YAML::Node& root, const std::string& source) {
+  GpuTable t;
+  if (YAML::Node name = root["name"]; name && name.IsScalar()) t.name = name.Scalar();
+  YAML::Node gpus = root["gpus"];
+  if (!gpus || !gpus.IsSequence()) return bad(source, "'gpus' is missing or not a list");
+  for (const auto& g : gpus) {
+    if (!g.IsMap() || !g["cc"] || !g["cc"].IsScalar() || !g["names"] || !g["names"].IsSequence())
+      return bad(source, "a 'gpus' entry needs cc and names");
+    auto cc = capability(g["cc"].Scalar());
+    if (!cc) return bad(source, "compute capability '" + g["cc"].Scalar() + "' is not X.Y");
+    GpuModel m{cc->first, cc->second, {}};
+    for (const auto& n : g["names"]) {
+      if (!n.IsScalar() || n.Scalar().empty()) return bad(source, "a GPU name is not a string");
+      m.names.push_back(n.Scalar());
+    }
+    t.gpus.push_back(std::move(m));
+  }
+  if (YAML::Node drivers = root["drivers"]) {
+    if (!drivers.IsSequence()) return bad(source, "'drivers' is not a list");
+    for (const auto& d : drivers) {
+      if (!d.IsMap() || !d["branch"] || !d["cuda"] || !d["ptx_isa"]) return bad(source, "a 'drivers' entry needs branch, cuda, ptx_isa");
+      DriverBranch b{util::leading_number(d["branch"].Scalar()), d["cuda"].Scalar(), d["ptx_isa"].Scalar()};
+      if (b.branch <= 0 || !capability(b.cuda) || !capability(b.ptx_isa)) return bad(source, "a 'drivers' entry is not numbers");
+      t.drivers.push_back(std::move(b));
+    }
+    std::sort(t.drivers.begin(), t.drivers.end(), [](const auto& a, const auto& b) { return a.branch < b.branch; });
+  }
+  if (YAML::Node ext = root["external_kernels"]) {
+    if (!ext.IsSequence()) return bad(source, "'external_kernels' is not a list");
+    for (const auto& c : ext) t.external_kernels.insert(c.Scalar());
+  }
+  return t;
+}
+
+bool isa_at_most(const std::string& isa, const std::optional<std::string>& limit) {
+  return !limit || util::compare_versions(isa, *limit) <= 0;
+}
+
+std::string isa_of(const elf::FatbinEntry& e) {
+  return std::to_string(e.version_major) + "." + std::to_string(e.version_minor);
+}
+
+// Whether entry `e` (of its kind) is for an architecture that runs on `d`.
+bool arch_fits(const elf::FatbinEntry& e, const Device& d) {
+  const int a = static_cast<int>(e.arch);
+  if (e.arch_specific) return a == d.arch();
+  if (e.kind == elf::FatbinCodeKind::sass) return a / 10 == d.major && a % 10 <= d.minor;
+  if (e.family) return a / 10 == d.major && a % 10 <= d.minor;
+  return a <= d.arch();
+}
+} // namespace
+
+std::optional<DriverBranch> GpuTable::driver(int branch) const {
+  std::optional<DriverBranch> out;
+  for (const auto& d : drivers)
+    if (d.branch <= branch) out = d;
+  return out;
+}
+
+Result<GpuTable> parse_gpu_table(std::string_view yaml_text, const std::string& source_name) {
+  auto loaded = util::load_yaml(yaml_text);
+  if (!loaded) return bad(source_name, loaded.error().message);
+  try {
+    const YAML::Node& root = *loaded;
+    if (!root.IsMap() || !root["version"] || root["version"].Scalar() != "1")
+      return bad(source_name, "not a condacuda GPU table (expected a mapping starting with 'version: 1')");
+    return parse_v1(root, source_name);
+  } catch (const YAML::Exception& e) {
+    return bad(source_name, std::string("ill-typed value: ") + e.msg);
+  }
+}
+
+Result<GpuTable> embedded_gpu_table() {
+  auto text = util::embedded_asset("templates/gpus.yml");
+  if (!text) return make_error(ErrorCode::internal, "the GPU table is not embedded", "templates/gpus.yml");
+  auto table = parse_gpu_table(*text, "templates/gpus.yml");
+  if (!table) return make_error(ErrorCode::internal, table.error().message, table.error().path);
+  return table;
+}
+
+Result<Device> parse_device(std::string_view text, const GpuTable& table) {
+  std::string t(text);
+  for (std::string_view prefix : {"sm_", "compute_"}) {
+    if (!t.starts_with(prefix)) continue;
+    std::string digits = t.substr(prefix.size());
+    while (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.pop_back();
+    const int arch = util::leading_number(digits);
+    if (arch >= 10 && std::to_string(arch) == digits) return Device{t, arch / 10, arch % 10};
+  }
+  if (auto cc = capability(t)) return Device{t, cc->first, cc->second};
+  const GpuModel* best = nullptr;
+  std::string best_name;
+  for (const auto& g : table.gpus)
+    for (const auto& n : g.names)
+      if (names_model(n, t) && n.size() > best_name.size()) best = &g, best_name = n;
+  if (best) return Device{best_name, best->major, best->minor};
+  return make_error(ErrorCode::bad_input,
+                    "unknown GPU '" + t + "': give sm_XY, X.Y, or a name of the GPU table (e.g. V100, A100, H100, B200)");
+}
+
+Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
+                      const std::optional<std::string>& driver_ptx_isa) {
+  Coverage out;
+  for (const auto& e : code.entries)
+    if (e.kind == elf::FatbinCodeKind::sass && arch_fits(e, device))
+      return {CoverageKind::sass, elf::target_name(e), ""};
+  std::string too_new;
+  for (const auto& e : code.entries) {
+    if (e.kind != elf::FatbinCodeKind::ptx || !arch_fits(e, device)) continue;
+    if (isa_at_most(isa_of(e), driver_ptx_isa)) return {CoverageKind::ptx_jit, elf::target_name(e), ""};
+    too_new = elf::target_name(e) + " (PTX ISA " + isa_of(e) + ")";
+  }
+  std::vector<std::string> sass = code.sass_targets(), ptx = code.ptx_targets();
+  out.why = "it has " + (sass.empty() ? std::string("no SASS") : "SASS " + util::join(sass, " ")) + " and " +
+            (ptx.empty() ? std::string("no PTX") : "PTX " + util::join(ptx, " ")) + "; " + device.sm() + " runs " +
+            (too_new.empty() ? "none of them"
+                             : "only " + too_new + ", which needs a driver that compiles PTX ISA " +
+                                   too_new.substr(too_new.rfind(' ') + 1, too_new.size() - too_new.rfind(' ') - 2));
+  return out;
+}
+
+std::vector<Finding> coverage_findings(const DoctorReport& report, loader::FileSystemView& files,
+                                       const std::vector<Device>& devices, const std::optional<DriverBranch>& driver,
+                                       const GpuTable& table) {
+  const std::string prefix = report.inputs.env.prefix;
+  std::map<std::string, std::string> component_of; // absolute path -> component
+  for (const auto& lib : report.inputs.inventory.libraries) component_of[prefix + "/" + lib.file] = lib.component;
+  struct Judged {
+    std::optional<elf::FatbinSummary> code;
+  };
+  std::map<std::string, Judged> seen;               // absolute path -> its fatbin
+  std::map<std::pair<std::string, std::string>, Finding> by_file_device;
+  std::vector<std::pair<std::string, std::string>> order;
+  const std::optional<std::string> isa = driver ? std::optional<std::string>(driver->ptx_isa) : std::nullopt;
+  for (const auto& root : report.roots) {
+    if (!root.loads) continue;
+    for (const auto& obj : root.report.objects) {
+      const std::string path = std::filesystem::path(obj.name).lexically_normal().string();
+      if (!path.starts_with(prefix + "/")) continue;
+      if (auto it = component_of.find(path); it != component_of.end() && table.external_kernels.count(it->second)) continue;
+      auto [it, fresh] = seen.try_emplace(path);
+      if (fresh) {
+        const auto& opened = files.open_verify(path);
+        if (opened.elf) it->second.code = elf::read_fatbins(elf::ByteReader(opened.elf->bytes().data));
+      }
+      const auto& code = it->second.code;
+      if (!code || !code->has_section || code->entries.empty()) continue;
+      const std::string rel = path.substr(prefix.size() + 1);
+      for (const auto& device : devices) {
+        Coverage c = coverage_for(*code, device, isa);
+        if (c.kind == CoverageKind::sass) continue;
+        auto key = std::make_pair(rel, device.label);
+        auto [f, added] = by_file_device.try_emplace(key);
+        if (added) {
+          order.push_back(key);
+          Finding& x = f->second;
+          x.library = rel.substr(rel.rfind('/') + 1);
+          x.expected = rel;
+          if (c.kind == CoverageKind::none) {
+            x.code = code::no_kernel_image;
+            x.severity = Severity::error;
+            x.title = x.library + " has no kernel for " + device.label + " (" + device.sm() + ")";
+            x.evidence.push_back(c.why);
+            x.first_error = "CUDA error: no kernel image is available for execution on the device";
+            x.fix = "install a build of its package that targets " + device.sm() +
+                    " (a newer release for a new GPU; for a GPU CUDA 13 dropped, Volta sm_70 and older, the "
+                    "CUDA 12 build), or run on a GPU it targets";
+          } else {
+            x.code = code::ptx_jit_only;
+            x.severity = Severity::warning;
+            x.title = x.library + " runs on " + device.label + " (" + device.sm() + ") only through PTX JIT (" +
+                      c.target + ")";
+            x.evidence.push_back("no SASS for " + device.sm() + "; the driver compiles " + c.target +
+                                 " at the first launch (minutes for a large library; cached in ~/.nv/ComputeCache)");
+            x.fix = "install a build with SASS for " + device.sm() + ", or set CUDA_CACHE_MAXSIZE large enough to keep "
+                    "the compiled kernels";
+          }
+          if (driver) x.evidence.push_back("driver branch " + std::to_string(driver->branch) + " compiles PTX ISA up to " +
+                                           driver->ptx_isa + " (CUDA " + driver->cuda + ")");
+        }
+        Finding& x = f->second;
+        if (std::find(x.affects.begin(), x.affects.end(), root.file) == x.affects.end()) x.affects.push_back(root.file);
+      }
+    }
+  }
+  std::vector<Finding> out;
+  for (const auto& key : order) out.push_back(std::move(by_file_device[key]));
+  return out;
+}
+
+} // namespace condacuda::doctor

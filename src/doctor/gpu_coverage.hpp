@@ -1,0 +1,83 @@
+#pragma once
+// Will this env run on that GPU? The coverage rules, from the fatbin headers
+// the libraries carry (elf/fatbin.hpp) and the GPU table (templates/gpus.yml).
+// Pure: the files come through loader::FileSystemView.
+//
+// For a device of compute capability X.Y (docs/fatbin.md, "Coverage"):
+//   SASS sm_AB          runs when A == X and B <= Y (binary compatibility
+//                       within a major);
+//   SASS sm_ABa         only when AB == XY (arch-specific features);
+//   SASS sm_ABf         on the family: A == X and B <= Y;
+//   PTX compute_AB      JIT-compiled at first use when AB <= XY (a/f PTX as
+//                       their SASS) and the driver runs that PTX ISA;
+//   otherwise the file has no kernel for the device.
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "doctor/doctor.hpp"
+#include "elf/fatbin.hpp"
+#include "loader/file_system_view.hpp"
+#include "util/result.hpp"
+
+namespace condacuda::doctor {
+
+struct GpuModel {
+  int major = 0, minor = 0;        // compute capability
+  std::vector<std::string> names;  // "H100", "RTX 5090"
+};
+
+struct DriverBranch {
+  int branch = 0;      // 580
+  std::string cuda;    // "13.0": the newest CUDA it runs
+  std::string ptx_isa; // "9.0": the newest PTX ISA it compiles
+};
+
+struct GpuTable {
+  std::string name;
+  std::vector<GpuModel> gpus;
+  std::vector<DriverBranch> drivers;      // ascending branch
+  std::set<std::string> external_kernels; // components whose .nv_fatbin is not all they run
+  // The newest branch <= `branch`; nullopt below the first.
+  std::optional<DriverBranch> driver(int branch) const;
+};
+
+Result<GpuTable> parse_gpu_table(std::string_view yaml_text, const std::string& source_name);
+Result<GpuTable> embedded_gpu_table();
+
+// A device to judge the env for.
+struct Device {
+  std::string label; // what the user said, or the model: "H100", "sm_90", "9.0"
+  int major = 0, minor = 0;
+  int arch() const { return major * 10 + minor; } // 90
+  std::string sm() const { return "sm_" + std::to_string(arch()); }
+};
+
+// "sm_90" / "sm_90a" / "compute_90", "9.0", or a name of the table ("H100",
+// "NVIDIA H100 80GB HBM3": the longest table name that is a run of its words).
+// bad_input when none of these.
+Result<Device> parse_device(std::string_view text, const GpuTable& table);
+
+enum class CoverageKind { sass, ptx_jit, none };
+
+struct Coverage {
+  CoverageKind kind = CoverageKind::none;
+  std::string target; // the entry that runs: "sm_90", "compute_80"; "" for none
+  std::string why;    // for none: what the file has and why none of it runs
+};
+
+// What runs on `device` from the fatbin `code`; `driver_ptx_isa`: the newest
+// PTX ISA the driver compiles (nullopt: not known, PTX assumed compilable).
+Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
+                      const std::optional<std::string>& driver_ptx_isa);
+
+// The findings for the roots of `report` that load: `no-kernel-image` (error)
+// for a loaded env file with GPU code and none for a device, `ptx-jit-only`
+// (warning) when only PTX JIT serves it. One finding per file and device.
+std::vector<Finding> coverage_findings(const DoctorReport& report, loader::FileSystemView& files,
+                                       const std::vector<Device>& devices, const std::optional<DriverBranch>& driver,
+                                       const GpuTable& table);
+
+} // namespace condacuda::doctor

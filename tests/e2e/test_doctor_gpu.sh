@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `doctor --gpu`: will the env run on that GPU? On libraries compiled here by
+# the toolkit's nvcc (skipped without /usr/local/cuda/bin/nvcc), each with
+# known targets, judged for V100 (7.0), A100 (8.0), A10 (8.6), H100 (9.0) and
+# B200 (10.0) with a CUDA 13.0 driver: SASS within its major, the
+# arch-specific sm_90a only on 9.0, PTX JIT-compiled for newer GPUs
+# (ptx-jit-only, a warning), none at all (no-kernel-image, an error). A 535
+# driver cannot compile CUDA 13's PTX. Then the real CUDA 13 libraries: on a
+# V100 every one without sm_70 code is named, on an H100 none.
+source "$(dirname "$0")/lib.sh"
+nvcc=${CONDACUDA_NVCC:-/usr/local/cuda/bin/nvcc}
+[ -x "$nvcc" ] || skip "no nvcc at $nvcc"
+cudart=$(dirname "$nvcc")/../lib64/libcudart.so.13
+[ -e "$cudart" ] || skip "no libcudart.so.13 beside nvcc"
+
+env=$scratch/env
+mkdir -p "$env/conda-meta" "$env/lib"
+: > "$env/conda-meta/history"
+cp -L "$cudart" "$env/lib/"
+cat > "$scratch/k.cu" << 'CU'
+__global__ void axpy(float a, const float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }
+extern "C" void launch(float a, const float* x, float* y) { axpy<<<1, 32>>>(a, x, y); }
+CU
+build() { # NAME NVCC-ARGS...: lib/libNAME.so, finding the env's libcudart through $ORIGIN
+  local name=$1
+  shift
+  # shellcheck disable=SC2016 # $ORIGIN is for the loader
+  "$nvcc" -shared -Xcompiler -fPIC -cudart shared -Xlinker -rpath -Xlinker '$ORIGIN' "$@" -o "$env/lib/lib$name.so" "$scratch/k.cu"
+}
+build sm80 -gencode arch=compute_80,code='[sm_80,compute_80]'
+build sm90a -gencode arch=compute_90a,code=sm_90a
+build ptx75 -gencode arch=compute_75,code=compute_75
+build compressed -gencode arch=compute_75,code=sm_75 -gencode arch=compute_86,code=sm_86 \
+  -gencode arch=compute_90,code=sm_90 -Xfatbin -compress-all
+
+gpus=(--gpu V100 --gpu A100 --gpu A10 --gpu H100 --gpu B200)
+verdicts() { # JSON: "file device verdict" for every file and device that is not SASS
+  json "$1" "sorted((f['expected'].split('/')[-1], __import__('re').search(r'(\S+) \(sm_[0-9]+\)', f['title']).group(1), {'no-kernel-image': 'none', 'ptx-jit-only': 'jit'}[f['code']]) for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only'))"
+}
+expect_status 1 "$CONDACUDA" doctor -p "$env" "${gpus[@]}" --driver 580.65.06 --json > "$scratch/580.json"
+# The table: V100 A100 A10 H100 B200 for each library (sass unless listed).
+#   libsm80:       none sass sass jit  jit
+#   libsm90a:      none none none sass none
+#   libptx75:      none jit  jit  jit  jit
+#   libcompressed: none none sass sass none
+expected="[('libcompressed.so', 'A100', 'none'), ('libcompressed.so', 'B200', 'none'), ('libcompressed.so', 'V100', 'none'), \
+('libptx75.so', 'A10', 'jit'), ('libptx75.so', 'A100', 'jit'), ('libptx75.so', 'B200', 'jit'), ('libptx75.so', 'H100', 'jit'), \
+('libptx75.so', 'V100', 'none'), ('libsm80.so', 'B200', 'jit'), ('libsm80.so', 'H100', 'jit'), ('libsm80.so', 'V100', 'none'), \
+('libsm90a.so', 'A10', 'none'), ('libsm90a.so', 'A100', 'none'), ('libsm90a.so', 'B200', 'none'), ('libsm90a.so', 'V100', 'none')]"
+expect_eq "$(verdicts "$scratch/580.json")" "$expected" "the verdicts with a 580 driver"
+expect_eq "$(json "$scratch/580.json" "[e for f in j['findings'] if f['code'] == 'no-kernel-image' and f['expected'].endswith('libsm90a.so') and 'A100' in f['title'] for e in f['evidence']][0]")" \
+  "it has SASS sm_90a and no PTX; sm_80 runs none of them" "why sm_90a does not run on an A100"
+
+note "a 535 driver compiles PTX up to ISA 8.2: CUDA 13's PTX does not JIT"
+expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu H100 --driver 535.104.05 --json > "$scratch/535.json"
+expect_eq "$(verdicts "$scratch/535.json")" \
+  "[('libptx75.so', 'H100', 'none'), ('libsm80.so', 'H100', 'none')]" \
+  "the verdicts with a 535 driver (libcompressed's sm_90 SASS needs no JIT)"
+
+note "a GPU the table does not know is a usage error"
+expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu "Z9000" > /dev/null 2> "$scratch/err"
+grep -q "unknown GPU 'Z9000'" "$scratch/err" || fail "no message for an unknown GPU"
+
+if make_cuda13_env "$scratch/cu13"; then
+  note "the real CUDA 13 libraries"
+  "$CONDACUDA" info -p "$scratch/cu13" --json > "$scratch/info.json"
+  without70=$(json "$scratch/info.json" "sorted(c['soname'] for c in j['components'] if c['gpu_code'] and c['gpu_code']['sass'] and c['component'] != 'cufft' and 'sm_70' not in c['gpu_code']['sass'] and not any(int(p.split('_')[1].rstrip('af')) <= 70 for p in c['gpu_code']['ptx']))")
+  expect_status 1 "$CONDACUDA" doctor -p "$scratch/cu13" --gpu V100 --driver 580.65.06 --json > "$scratch/v100.json"
+  expect_eq "$(json "$scratch/v100.json" "sorted(set(f['library'] for f in j['findings'] if f['code'] == 'no-kernel-image'))")" \
+    "$without70" "V100: every CUDA 13 library without sm_70 code"
+  expect_eq "$(json "$scratch/v100.json" "'libcusparse.so.12' in [f['library'] for f in j['findings'] if f['code'] == 'no-kernel-image']")" True "cuSPARSE on a V100"
+  "$CONDACUDA" doctor -p "$scratch/cu13" --gpu H100 --driver 580.65.06 --json > "$scratch/h100.json" || true
+  expect_eq "$(json "$scratch/h100.json" "[f['library'] for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only')]")" "[]" "H100: nothing missing"
+else
+  note "no /usr/local/cuda/dist-info: the real libraries are not tried"
+fi

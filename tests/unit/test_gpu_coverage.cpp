@@ -1,0 +1,113 @@
+// doctor/gpu_coverage: the coverage rules one by one (SASS within a major,
+// arch-specific a, family f, PTX JIT up to the device and the driver's PTX
+// ISA), the GPU table (embedded, parsed, a name as a run of words), and
+// devices as users write them. tests/e2e/test_doctor_gpu.sh runs them on
+// nvcc-compiled libraries and the real CUDA 13 ones.
+#include <doctest/doctest.h>
+
+#include "doctor/gpu_coverage.hpp"
+
+using namespace condacuda;
+using namespace condacuda::doctor;
+using elf::FatbinCodeKind;
+
+namespace {
+elf::FatbinEntry sass(std::uint32_t arch, bool a = false, bool f = false) {
+  elf::FatbinEntry e;
+  e.kind = FatbinCodeKind::sass;
+  e.arch = arch;
+  e.arch_specific = a;
+  e.family = f;
+  return e;
+}
+elf::FatbinEntry ptx(std::uint32_t arch, std::uint16_t isa_major = 9, std::uint16_t isa_minor = 0) {
+  elf::FatbinEntry e;
+  e.kind = FatbinCodeKind::ptx;
+  e.arch = arch;
+  e.version_major = isa_major;
+  e.version_minor = isa_minor;
+  return e;
+}
+elf::FatbinSummary fatbin(std::vector<elf::FatbinEntry> entries) {
+  elf::FatbinSummary s;
+  s.has_section = true;
+  s.entries = std::move(entries);
+  return s;
+}
+Device dev(int major, int minor) { return {"cc" + std::to_string(major) + std::to_string(minor), major, minor}; }
+CoverageKind kind(const elf::FatbinSummary& c, Device d, std::optional<std::string> isa = std::nullopt) {
+  return coverage_for(c, d, isa).kind;
+}
+} // namespace
+
+TEST_CASE("coverage: SASS runs within its major on an equal or newer minor") {
+  auto c = fatbin({sass(80)});
+  CHECK(kind(c, dev(8, 0)) == CoverageKind::sass);
+  CHECK(kind(c, dev(8, 6)) == CoverageKind::sass);
+  CHECK(kind(c, dev(8, 9)) == CoverageKind::sass);
+  CHECK(kind(c, dev(9, 0)) == CoverageKind::none); // another major
+  CHECK(kind(c, dev(7, 5)) == CoverageKind::none);
+  CHECK(kind(fatbin({sass(86)}), dev(8, 0)) == CoverageKind::none); // an older minor
+  CHECK(coverage_for(c, dev(8, 6), std::nullopt).target == "sm_80");
+}
+
+TEST_CASE("coverage: sm_90a only on exactly 9.0; sm_100f on the family") {
+  CHECK(kind(fatbin({sass(90, true)}), dev(9, 0)) == CoverageKind::sass);
+  CHECK(kind(fatbin({sass(100, true)}), dev(10, 3)) == CoverageKind::none);
+  CHECK(kind(fatbin({sass(100, false, true)}), dev(10, 3)) == CoverageKind::sass);
+  CHECK(kind(fatbin({sass(100, false, true)}), dev(12, 0)) == CoverageKind::none);
+  CHECK(kind(fatbin({ptx(90)}), dev(9, 0)) == CoverageKind::ptx_jit);
+  auto arch_ptx = ptx(90);
+  arch_ptx.arch_specific = true;
+  CHECK(kind(fatbin({arch_ptx}), dev(10, 0)) == CoverageKind::none); // compute_90a is no PTX for Blackwell
+}
+
+TEST_CASE("coverage: PTX JIT-compiles for the same or a newer architecture, if the driver knows its ISA") {
+  auto c = fatbin({sass(75), ptx(75, 8, 8)});
+  CHECK(kind(c, dev(7, 5)) == CoverageKind::sass);
+  CHECK(kind(c, dev(8, 0)) == CoverageKind::ptx_jit);
+  CHECK(kind(c, dev(12, 0)) == CoverageKind::ptx_jit);
+  CHECK(kind(c, dev(7, 0)) == CoverageKind::none); // PTX compute_75 cannot serve sm_70
+  CHECK(kind(c, dev(9, 0), std::string("8.8")) == CoverageKind::ptx_jit);
+  CHECK(kind(c, dev(9, 0), std::string("8.4")) == CoverageKind::none); // the driver is older than the PTX
+  auto none = coverage_for(c, dev(9, 0), std::string("8.4"));
+  CHECK(none.why.find("needs a driver that compiles PTX ISA 8.8") != std::string::npos);
+  CHECK(coverage_for(fatbin({sass(80)}), dev(7, 0), std::nullopt).why ==
+        "it has SASS sm_80 and no PTX; sm_70 runs none of them");
+}
+
+TEST_CASE("the GPU table: embedded, names as runs of words, drivers by branch") {
+  auto t = embedded_gpu_table();
+  REQUIRE(t.ok());
+  auto at = [&](const char* s) {
+    auto d = parse_device(s, *t);
+    REQUIRE_MESSAGE(d.ok(), s);
+    return std::make_pair(d->major, d->minor);
+  };
+  CHECK(at("V100") == std::make_pair(7, 0));
+  CHECK(at("A100") == std::make_pair(8, 0));
+  CHECK(at("A10") == std::make_pair(8, 6));
+  CHECK(at("NVIDIA A10G") == std::make_pair(8, 6));
+  CHECK(at("L40S") == std::make_pair(8, 9));
+  CHECK(at("NVIDIA H100 80GB HBM3") == std::make_pair(9, 0));
+  CHECK(at("h200") == std::make_pair(9, 0));
+  CHECK(at("B200") == std::make_pair(10, 0));
+  CHECK(at("NVIDIA GeForce RTX 5090") == std::make_pair(12, 0));
+  CHECK(at("sm_90a") == std::make_pair(9, 0));
+  CHECK(at("compute_75") == std::make_pair(7, 5));
+  CHECK(at("12.1") == std::make_pair(12, 1));
+  CHECK_FALSE(parse_device("A1000000", *t).ok()); // not a word of the table
+  CHECK_FALSE(parse_device("sm_x", *t).ok());
+  REQUIRE(t->driver(535));
+  CHECK(t->driver(535)->ptx_isa == "8.2");
+  CHECK(t->driver(581)->cuda == "13.0");
+  CHECK_FALSE(t->driver(470));
+  CHECK(t->external_kernels.count("cufft") == 1);
+}
+
+TEST_CASE("the GPU table: a replacement file is checked") {
+  CHECK(parse_gpu_table("version: 1\ngpus:\n  - {cc: \"9.0\", names: [X1]}\n", "t.yml").ok());
+  CHECK_FALSE(parse_gpu_table("version: 2\ngpus: []\n", "t.yml").ok());
+  CHECK_FALSE(parse_gpu_table("version: 1\ngpus:\n  - {cc: nine, names: [X1]}\n", "t.yml").ok());
+  CHECK_FALSE(parse_gpu_table("version: 1\n", "t.yml").ok());
+}
