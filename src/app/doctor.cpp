@@ -8,6 +8,7 @@
 #include "doctor/contexts.hpp"
 #include "doctor/gpu_coverage.hpp"
 #include "lock/driver.hpp"
+#include "sys/gpu_code.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 #include "repair/activation.hpp"
@@ -59,7 +60,7 @@ Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& 
 }
 
 // no-kernel-image / ptx-jit-only for the devices asked for.
-Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& options, sys::DiskFileView& files) {
+Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& options) {
   if (options.gpus.empty()) return ok_status();
   Result<doctor::GpuTable> table = options.gpu_table_file ? [&]() -> Result<doctor::GpuTable> {
     auto text = sys::read_text_file(*options.gpu_table_file, sys::read_cap::config);
@@ -76,7 +77,13 @@ Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& 
     if (!parsed) return make_error(ErrorCode::bad_input, "--driver '" + *version + "' is not a driver version (e.g. 535.104.05)");
     driver = table->driver(parsed->branch);
   }
-  for (auto& f : doctor::coverage_findings(report, files, *devices, driver, *table)) report.findings.push_back(std::move(f));
+  sys::FatbinCache cache(sys::FatbinCache::default_path());
+  std::vector<std::string> warnings;
+  cache.load(warnings);
+  auto fatbin_of = [&](const std::string& path) { return cache.summary(path); };
+  for (auto& f : doctor::coverage_findings(report, fatbin_of, *devices, driver, *table)) report.findings.push_back(std::move(f));
+  cache.save(warnings);
+  for (auto& w : warnings) report.inputs.inventory.warnings.push_back(std::move(w));
   return ok_status();
 }
 } // namespace
@@ -100,7 +107,7 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
   add_repair_findings(report, *inputs, files);
-  if (auto s = add_coverage_findings(report, options, files); !s) return s.error();
+  if (auto s = add_coverage_findings(report, options); !s) return s.error();
   return report;
 }
 

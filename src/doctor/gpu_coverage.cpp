@@ -158,7 +158,7 @@ Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
   return out;
 }
 
-std::vector<Finding> coverage_findings(const DoctorReport& report, loader::FileSystemView& files,
+std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinSource& fatbin_of,
                                        const std::vector<Device>& devices, const std::optional<DriverBranch>& driver,
                                        const GpuTable& table) {
   const std::string prefix = report.inputs.env.prefix;
@@ -178,10 +178,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, loader::FileS
       if (!path.starts_with(prefix + "/")) continue;
       if (auto it = component_of.find(path); it != component_of.end() && table.external_kernels.count(it->second)) continue;
       auto [it, fresh] = seen.try_emplace(path);
-      if (fresh) {
-        const auto& opened = files.open_verify(path);
-        if (opened.elf) it->second.code = elf::read_fatbins(elf::ByteReader(opened.elf->bytes().data));
-      }
+      if (fresh) it->second.code = fatbin_of(path);
       const auto& code = it->second.code;
       if (!code || !code->has_section || code->entries.empty()) continue;
       const std::string rel = path.substr(prefix.size() + 1);

@@ -1,7 +1,7 @@
 #pragma once
 // Will this env run on that GPU? The coverage rules, from the fatbin headers
 // the libraries carry (elf/fatbin.hpp) and the GPU table (templates/gpus.yml).
-// Pure: the files come through loader::FileSystemView.
+// Pure: the fatbins come through a function the caller gives.
 //
 // For a device of compute capability X.Y (docs/fatbin.md, "Coverage"):
 //   SASS sm_AB          runs when A == X and B <= Y (binary compatibility
@@ -11,6 +11,7 @@
 //   PTX compute_AB      JIT-compiled at first use when AB <= XY (a/f PTX as
 //                       their SASS) and the driver runs that PTX ISA;
 //   otherwise the file has no kernel for the device.
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,7 +20,6 @@
 
 #include "doctor/doctor.hpp"
 #include "elf/fatbin.hpp"
-#include "loader/file_system_view.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::doctor {
@@ -76,7 +76,10 @@ Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
 // The findings for the roots of `report` that load: `no-kernel-image` (error)
 // for a loaded env file with GPU code and none for a device, `ptx-jit-only`
 // (warning) when only PTX JIT serves it. One finding per file and device.
-std::vector<Finding> coverage_findings(const DoctorReport& report, loader::FileSystemView& files,
+// `fatbin_of(absolute path)`: the file's fatbin (nullopt without one); the
+// system layer reads it, through a cache (sys/gpu_code.hpp).
+using FatbinSource = std::function<std::optional<elf::FatbinSummary>(const std::string& path)>;
+std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinSource& fatbin_of,
                                        const std::vector<Device>& devices, const std::optional<DriverBranch>& driver,
                                        const GpuTable& table);
 

@@ -15,7 +15,9 @@ namespace condacuda::sys {
 namespace fs = std::filesystem;
 
 namespace {
-constexpr std::string_view cache_magic = "condacuda hash cache 1";
+bool is_sha256_hex(std::string_view v) {
+  return v.size() == 64 && v.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
 constexpr std::size_t cache_limit = 100000; // entries; beyond it only this run's are kept
 
 template <class T>
@@ -24,6 +26,8 @@ bool whole_number(const std::string& s, T& out) {
   return ec == std::errc() && end == s.data() + s.size() && !s.empty();
 }
 } // namespace
+
+const CacheFormat hash_cache_format{"hash cache", "condacuda hash cache 1", is_sha256_hex};
 
 FileKey key_of(const struct stat& st) {
   auto ns = [](const struct timespec& t) { return std::int64_t(t.tv_sec) * 1000000000 + t.tv_nsec; };
@@ -43,16 +47,16 @@ void HashCache::load(std::vector<std::string>& warnings) {
   auto text = read_text_file(path_, read_cap::hash_cache);
   if (!text) {
     if (text.error().code != ErrorCode::not_found) {
-      warnings.push_back("hash cache ignored: " + text.error().describe());
+      warnings.push_back(std::string(format_.name) + " ignored: " + text.error().describe());
       dirty_ = true;
     }
     return;
   }
   auto lines = util::split(*text, "\n");
-  bool ok = !lines.empty() && lines.front() == cache_magic;
+  bool ok = !lines.empty() && lines.front() == format_.magic;
   for (std::size_t i = 1; ok && i < lines.size(); ++i) ok = lines[i].empty() || parse_line(lines[i]);
   if (!ok) {
-    warnings.push_back(path_ + ": hash cache is corrupt; ignored and rewritten");
+    warnings.push_back(path_ + ": " + std::string(format_.name) + " is corrupt; ignored and rewritten");
     entries_.clear();
     dirty_ = true;
   }
@@ -75,7 +79,7 @@ void HashCache::store(const std::string& path, const FileKey& key, const std::st
 void HashCache::save(std::vector<std::string>& warnings) const {
   if (path_.empty() || !dirty_) return;
   bool trim = entries_.size() > cache_limit;
-  std::string out = std::string(cache_magic) + "\n";
+  std::string out = std::string(format_.magic) + "\n";
   for (const auto& [path, e] : entries_) {
     if (trim && !e.used) continue;
     out += e.hex + "\t" + std::to_string(e.key.dev) + "\t" + std::to_string(e.key.ino) + "\t" + std::to_string(e.key.size) +
@@ -84,12 +88,12 @@ void HashCache::save(std::vector<std::string>& warnings) const {
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
   if (auto status = write_file_atomically(path_, out); !status)
-    warnings.push_back("hash cache not saved: " + status.error().describe());
+    warnings.push_back(std::string(format_.name) + " not saved: " + status.error().describe());
 }
 
 bool HashCache::parse_line(const std::string& line) {
   auto f = util::split(line, "\t");
-  if (f.size() != 7 || f[0].size() != 64 || f[0].find_first_not_of("0123456789abcdef") != std::string::npos) return false;
+  if (f.size() != 7 || !format_.valid(f[0])) return false;
   FileKey k;
   if (!whole_number(f[1], k.dev) || !whole_number(f[2], k.ino) || !whole_number(f[3], k.size) ||
       !whole_number(f[4], k.mtime_ns) || !whole_number(f[5], k.ctime_ns) || f[6].empty())

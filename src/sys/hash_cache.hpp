@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct stat;
@@ -26,10 +27,21 @@ FileKey key_of(const struct stat& st);
 // $HOME/.cache/condacuda/hashes, else "" (no cache).
 std::string default_hash_cache_path();
 
+// What a cache file holds: its first line, and which values are valid (a
+// file that fails either is ignored and rewritten).
+struct CacheFormat {
+  std::string_view name;  // "hash cache", for messages
+  std::string_view magic;
+  bool (*valid)(std::string_view value);
+};
+// SHA-256 digests (64 lowercase hex digits): `condacuda lock`'s.
+extern const CacheFormat hash_cache_format;
+
 class HashCache {
 public:
   // "" for no cache: nothing is loaded or saved.
-  explicit HashCache(std::string path) : path_(std::move(path)) {}
+  explicit HashCache(std::string path, const CacheFormat& format = hash_cache_format)
+      : path_(std::move(path)), format_(format) {}
 
   // A missing cache is empty; an unreadable or corrupt one is ignored with a
   // warning and replaced on save.
@@ -50,6 +62,7 @@ private:
   bool parse_line(const std::string& line);
 
   std::string path_;
+  CacheFormat format_;
   std::map<std::string, Entry> entries_;
   bool dirty_ = false;
 };

@@ -8,6 +8,7 @@
 # driver cannot compile CUDA 13's PTX. Then the real CUDA 13 libraries: on a
 # V100 every one without sm_70 code is named, on an H100 none.
 source "$(dirname "$0")/lib.sh"
+export XDG_CACHE_HOME=$scratch/cache
 nvcc=${CONDACUDA_NVCC:-/usr/local/cuda/bin/nvcc}
 [ -x "$nvcc" ] || skip "no nvcc at $nvcc"
 cudart=$(dirname "$nvcc")/../lib64/libcudart.so.13
@@ -50,6 +51,16 @@ expected="[('libcompressed.so', 'A100', 'none'), ('libcompressed.so', 'B200', 'n
 expect_eq "$(verdicts "$scratch/580.json")" "$expected" "the verdicts with a 580 driver"
 expect_eq "$(json "$scratch/580.json" "[e for f in j['findings'] if f['code'] == 'no-kernel-image' and f['expected'].endswith('libsm90a.so') and 'A100' in f['title'] for e in f['evidence']][0]")" \
   "it has SASS sm_90a and no PTX; sm_80 runs none of them" "why sm_90a does not run on an A100"
+
+note "a second run reads the fatbin cache, and says the same; a corrupt cache is replaced"
+grep -q "libsm90a.so" "$XDG_CACHE_HOME/condacuda/fatbins" || fail "no fatbin cache"
+expect_status 1 "$CONDACUDA" doctor -p "$env" "${gpus[@]}" --driver 580.65.06 --json > "$scratch/again.json"
+expect_eq "$(verdicts "$scratch/again.json")" "$expected" "the verdicts from the cache"
+printf 'condacuda fatbin cache 1\nnot\ta\tline\n' > "$XDG_CACHE_HOME/condacuda/fatbins"
+expect_status 1 "$CONDACUDA" doctor -p "$env" "${gpus[@]}" --driver 580.65.06 --json > "$scratch/corrupt.json" 2> "$scratch/corrupt.err"
+expect_eq "$(verdicts "$scratch/corrupt.json")" "$expected" "the verdicts past a corrupt cache"
+grep -q "fatbin cache is corrupt; ignored and rewritten" "$scratch/corrupt.err" || fail "the corrupt cache is not named"
+grep -q "libsm90a.so" "$XDG_CACHE_HOME/condacuda/fatbins" || fail "the corrupt cache was not rewritten"
 
 note "a 535 driver compiles PTX up to ISA 8.2: CUDA 13's PTX does not JIT"
 expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu H100 --driver 535.104.05 --json > "$scratch/535.json"
