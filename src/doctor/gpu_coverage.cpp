@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "inventory/components.hpp"
 #include "util/embedded.hpp"
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
@@ -87,6 +88,19 @@ bool arch_fits(const elf::FatbinEntry& e, const Device& d) {
   if (e.family) return a / 10 == d.major && a % 10 <= d.minor;
   return a <= d.arch();
 }
+// What gives the file a kernel for `device`: for a GPU older than Turing
+// (sm_75), which CUDA 13 no longer builds for, the package's CUDA 12 build;
+// else a build (a newer release, for a new GPU) that targets the device.
+std::string no_kernel_fix(const inventory::Library* lib, const Device& device) {
+  const std::string package = lib && !lib->package.empty() ? lib->package + " " + lib->version : "its package";
+  if (device.arch() < 75 && lib && lib->cuda_major >= 13) {
+    std::string wheel = inventory::wheel_for_component(lib->component, 12);
+    return "CUDA 13 builds nothing for GPUs before Turing (sm_75): use the CUDA 12 build of " + package +
+           (wheel.empty() ? "" : " (" + wheel + ")") + " on " + device.label + ", or run on a newer GPU";
+  }
+  return "install a build of " + package + " that targets " + device.sm() +
+         " (for a GPU newer than the build, a newer release), or run on a GPU it targets";
+}
 } // namespace
 
 std::optional<DriverBranch> GpuTable::driver(int branch) const {
@@ -163,7 +177,11 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
                                        const GpuTable& table) {
   const std::string prefix = report.inputs.env.prefix;
   std::map<std::string, std::string> component_of; // absolute path -> component
-  for (const auto& lib : report.inputs.inventory.libraries) component_of[prefix + "/" + lib.file] = lib.component;
+  std::map<std::string, const inventory::Library*> library_of;
+  for (const auto& lib : report.inputs.inventory.libraries) {
+    component_of[prefix + "/" + lib.file] = lib.component;
+    library_of[prefix + "/" + lib.file] = &lib;
+  }
   struct Judged {
     std::optional<elf::FatbinSummary> code;
   };
@@ -198,9 +216,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
             x.title = x.library + " has no kernel for " + device.label + " (" + device.sm() + ")";
             x.evidence.push_back(c.why);
             x.first_error = "CUDA error: no kernel image is available for execution on the device";
-            x.fix = "install a build of its package that targets " + device.sm() +
-                    " (a newer release for a new GPU; for a GPU CUDA 13 dropped, Volta sm_70 and older, the "
-                    "CUDA 12 build), or run on a GPU it targets";
+            x.fix = no_kernel_fix(library_of.count(path) ? library_of.at(path) : nullptr, device);
           } else {
             x.code = code::ptx_jit_only;
             x.severity = Severity::warning;

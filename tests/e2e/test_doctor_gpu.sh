@@ -79,7 +79,9 @@ if make_cuda13_env "$scratch/cu13"; then
   expect_status 1 "$CONDACUDA" doctor -p "$scratch/cu13" --gpu V100 --driver 580.65.06 --json > "$scratch/v100.json"
   expect_eq "$(json "$scratch/v100.json" "sorted(set(f['library'] for f in j['findings'] if f['code'] == 'no-kernel-image'))")" \
     "$without70" "V100: every CUDA 13 library without sm_70 code"
-  expect_eq "$(json "$scratch/v100.json" "'libcusparse.so.12' in [f['library'] for f in j['findings'] if f['code'] == 'no-kernel-image']")" True "cuSPARSE on a V100"
+  expect_eq "$(json "$scratch/v100.json" "[f['fix'] for f in j['findings'] if f['code'] == 'no-kernel-image' and f['library'] == 'libcusparse.so.12']")" \
+    "['CUDA 13 builds nothing for GPUs before Turing (sm_75): use the CUDA 12 build of nvidia-cusparse 12.6.3.3 (nvidia-cusparse-cu12) on V100, or run on a newer GPU']" \
+    "cuSPARSE on a V100, and its fix"
   "$CONDACUDA" doctor -p "$scratch/cu13" --gpu H100 --driver 580.65.06 --json > "$scratch/h100.json" || true
   expect_eq "$(json "$scratch/h100.json" "[f['library'] for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only')]")" "[]" "H100: nothing missing"
 else
