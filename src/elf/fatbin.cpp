@@ -17,7 +17,7 @@ constexpr std::uint64_t flag_compressed = 0x8000;
 constexpr std::uint64_t flag_arch_specific = 0x100000;
 constexpr std::uint64_t flag_family = 0x200000;
 // A bound on the work hostile input can ask for: the real CUDA 13 cuSPARSE
-// has 134 containers and about 1500 entries.
+// has 134 containers and 1037 entries, cuBLASLt 2782 and 5737.
 constexpr std::size_t max_entries = 1u << 20;
 
 std::string hex(std::uint64_t v) {

@@ -12,21 +12,21 @@ using namespace condacuda::doctor;
 using elf::FatbinCodeKind;
 
 namespace {
-elf::FatbinEntry sass(std::uint32_t arch, bool a = false, bool f = false) {
+elf::FatbinEntry entry(FatbinCodeKind kind, std::uint32_t arch, bool a, bool f, std::uint16_t major, std::uint16_t minor) {
   elf::FatbinEntry e;
-  e.kind = FatbinCodeKind::sass;
+  e.kind = kind;
   e.arch = arch;
   e.arch_specific = a;
   e.family = f;
+  e.version_major = major;
+  e.version_minor = minor;
   return e;
 }
+elf::FatbinEntry sass(std::uint32_t arch, bool a = false, bool f = false) {
+  return entry(FatbinCodeKind::sass, arch, a, f, 1, 8);
+}
 elf::FatbinEntry ptx(std::uint32_t arch, std::uint16_t isa_major = 9, std::uint16_t isa_minor = 0) {
-  elf::FatbinEntry e;
-  e.kind = FatbinCodeKind::ptx;
-  e.arch = arch;
-  e.version_major = isa_major;
-  e.version_minor = isa_minor;
-  return e;
+  return entry(FatbinCodeKind::ptx, arch, false, false, isa_major, isa_minor);
 }
 elf::FatbinSummary fatbin(std::vector<elf::FatbinEntry> entries) {
   elf::FatbinSummary s;
