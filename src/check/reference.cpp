@@ -13,6 +13,15 @@ float gemm_input(std::uint32_t key, std::uint32_t index, Storage storage) {
 }
 } // namespace
 
+namespace tolerance {
+double rounding_scale(double unit_roundoff, std::uint32_t k) {
+  return unit_roundoff * (4.0 / 3.0) / std::sqrt(static_cast<double>(std::max<std::uint32_t>(k, 1)));
+}
+double gemm_tf32(std::uint32_t k) { return 6.0 * rounding_scale(unit_roundoff_tf32, k); }
+double gemm_fp32_pedantic(std::uint32_t k) { return 0.25 * rounding_scale(unit_roundoff_tf32, k); }
+double gemm_bf16(std::uint32_t k) { return gemm_fp32_pedantic(k); }
+} // namespace tolerance
+
 Reference gemm_reference(const GemmProblem& p, std::uint32_t row, std::uint32_t col) {
   Reference r;
   for (std::uint32_t l = 0; l < p.k; ++l) {

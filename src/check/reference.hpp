@@ -10,11 +10,27 @@
 namespace condacuda::check {
 
 // Tolerances on the error relative to sum|a*b| (docs/gpu-check.md, step 4).
+// A GEMM whose inputs were rounded to a precision of unit roundoff u shows,
+// on the check's inputs (uniform in [-1, 1)), an error of about
+// rounding_scale(u, K) = u * (4/3) / sqrt(K) per entry: the rounding errors of
+// K products add up as a random walk (sqrt(K) sum(a*b)^2 terms against
+// sum|a*b| = K/4). The largest over the 32 sampled entries, simulated on the
+// check's own inputs (tests/unit/test_check_math.cpp, K = 512 ... 4096): TF32
+// rounded to nearest 1.0-1.3 scales, TF32 truncated (a tensor core fed fp32
+// bits ignores the low 13) 2.8-4.8, bf16 inputs 7.3-11.7 TF32 scales. So:
+//   TF32 (u = 2^-11): 6 scales, passing both TF32 conversions and failing a
+//     "TF32" step that ran on bf16 inputs (margins 1.25x at worst);
+//   FP32 PEDANTIC, and bf16 inputs whose reference is rounded the same way:
+//     a quarter of TF32's scale, failing a silent TF32 downgrade by 4x or
+//     more while fp32 accumulation stays 10x or more below it.
 namespace tolerance {
-inline constexpr double gemm_fp32_pedantic = 1e-5;
-inline constexpr double gemm_bf16 = 1e-5; // bf16 inputs, fp32 accumulate and output
-inline constexpr double gemm_tf32 = 2e-3;
-inline constexpr double spmv = 1e-5;      // also SpMM
+inline constexpr double unit_roundoff_tf32 = 0x1p-11;
+inline constexpr double unit_roundoff_bf16 = 0x1p-8;
+double rounding_scale(double unit_roundoff, std::uint32_t k);
+double gemm_tf32(std::uint32_t k);
+double gemm_fp32_pedantic(std::uint32_t k);
+double gemm_bf16(std::uint32_t k); // bf16 inputs, fp32 accumulate and output: as pedantic
+inline constexpr double spmv = 1e-5; // also SpMM
 } // namespace tolerance
 
 // One entry of a reference: the exact (fp64) value and sum|a*b| over its terms.

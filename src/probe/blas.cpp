@@ -13,21 +13,21 @@ struct GemmSpec {
   check::Storage storage;
   int data_type;    // A and B (C is always R_32F)
   int compute_type;
-  double tolerance;
+  double (*tolerance)(std::uint32_t k); // of the inner dimension
   const char* detail;
 };
 
 GemmSpec spec_for(GemmKind kind) {
   switch (kind) {
   case GemmKind::bf16:
-    return {"gemm-bf16", check::Storage::bf16, cuda_r_16bf, cublas_compute_32f, check::tolerance::gemm_bf16,
+    return {"gemm-bf16", check::Storage::bf16, cuda_r_16bf, cublas_compute_32f, &check::tolerance::gemm_bf16,
             "cublasGemmEx bf16 x bf16 -> fp32, COMPUTE_32F"};
   case GemmKind::tf32:
-    return {"gemm-tf32", check::Storage::fp32, cuda_r_32f, cublas_compute_32f_fast_tf32, check::tolerance::gemm_tf32,
+    return {"gemm-tf32", check::Storage::fp32, cuda_r_32f, cublas_compute_32f_fast_tf32, &check::tolerance::gemm_tf32,
             "cublasGemmEx fp32, COMPUTE_32F_FAST_TF32"};
   case GemmKind::fp32_pedantic:
     return {"gemm-fp32", check::Storage::fp32, cuda_r_32f, cublas_compute_32f_pedantic,
-            check::tolerance::gemm_fp32_pedantic, "cublasGemmEx fp32, COMPUTE_32F_PEDANTIC"};
+            &check::tolerance::gemm_fp32_pedantic, "cublasGemmEx fp32, COMPUTE_32F_PEDANTIC"};
   }
   return spec_for(GemmKind::fp32_pedantic);
 }
@@ -70,7 +70,7 @@ Result<check::Validation> validate(StepContext& ctx, const GemmSpec& spec, std::
   std::vector<check::Reference> refs;
   for (auto p : positions)
     refs.push_back(check::gemm_reference(problem, static_cast<std::uint32_t>(p % n), static_cast<std::uint32_t>(p / n)));
-  return check::validate(*got, refs, spec.tolerance);
+  return check::validate(*got, refs, spec.tolerance(n));
 }
 } // namespace
 
@@ -84,7 +84,7 @@ check::StepResult gemm_step(StepContext& ctx, const BlasApi& blas, cublasHandle_
   step.size = std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n);
   step.unit = "flop";
   step.work = 2.0 * n * double(n) * n;
-  step.tolerance = spec.tolerance;
+  step.tolerance = spec.tolerance(n);
   bool twice = kind == GemmKind::bf16; // run twice and compare bitwise (docs/gpu-check.md step 4)
   GemmBuffers buf;
   if (auto s = prepare(ctx, buf, spec, n, twice); !s) return failed(step, s.error());
@@ -114,7 +114,7 @@ check::StepResult gemm_step(StepContext& ctx, const BlasApi& blas, cublasHandle_
   }
   char buf_err[160];
   if (!v->finite) std::snprintf(buf_err, sizeof buf_err, "NaN or Inf in the output");
-  else std::snprintf(buf_err, sizeof buf_err, "error %.3g > tolerance %.3g", v->max_error, spec.tolerance);
+  else std::snprintf(buf_err, sizeof buf_err, "error %.3g > tolerance %.3g", v->max_error, spec.tolerance(n));
   if (!v->ok) step.error = buf_err;
   step.status = v->ok && step.deterministic.value_or(true) ? check::StepStatus::pass : check::StepStatus::fail;
   return step;

@@ -169,11 +169,72 @@ TEST_CASE("validation: error relative to sum|a*b|, tolerance, NaN and Inf fail")
   CHECK(relative_error(0.5, {0.0, 0.0}) == 0.5); // no magnitude: absolute
   // Sizes must agree.
   CHECK_FALSE(validate(std::vector<float>{1.0f}, refs, 1.0).ok);
-  // Tolerances of docs/gpu-check.md step 4.
-  CHECK(tolerance::gemm_fp32_pedantic == 1e-5);
-  CHECK(tolerance::gemm_bf16 == 1e-5);
-  CHECK(tolerance::gemm_tf32 == 2e-3);
   CHECK(tolerance::spmv == 1e-5);
+}
+
+namespace {
+// fp32 -> the nearest value with `kept` explicit mantissa bits (ties to even),
+// as a tensor core reads TF32 (10 bits) or as bf16 holds it (7 bits).
+float round_mantissa(float v, int kept, bool truncate = false) {
+  const int dropped = 23 - kept;
+  std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+  const std::uint32_t half = truncate ? 0 : (1u << (dropped - 1)) - 1 + ((u >> dropped) & 1u);
+  u = (u + half) & ~((1u << dropped) - 1);
+  return std::bit_cast<float>(u);
+}
+
+// tf32_truncated: a tensor core fed fp32 bits, which ignores the low 13.
+enum class Simulated { fp32_accumulate, tf32_inputs, tf32_truncated, bf16_inputs };
+
+// What a GEMM computing in `how` gives for the sampled entries of an n x n x n
+// problem of the check's inputs, validated against the fp64 reference.
+Validation simulate_gemm(std::uint32_t n, Simulated how, double tol) {
+  GemmProblem p{n, n, n, stream_key(11), stream_key(12), Storage::fp32};
+  std::vector<float> got;
+  std::vector<Reference> refs;
+  for (auto pos : sample_positions(std::uint64_t{n} * n, 32, 7)) {
+    const auto row = static_cast<std::uint32_t>(pos % n), col = static_cast<std::uint32_t>(pos / n);
+    refs.push_back(gemm_reference(p, row, col));
+    double exact_products = 0;
+    float fp32 = 0;
+    for (std::uint32_t l = 0; l < n; ++l) {
+      float a = element_value(p.key_a, row + l * n), b = element_value(p.key_b, l + col * n);
+      if (how == Simulated::fp32_accumulate) fp32 = std::fma(a, b, fp32);
+      const int kept = how == Simulated::bf16_inputs ? 7 : 10;
+      const bool truncate = how == Simulated::tf32_truncated;
+      exact_products += double(round_mantissa(a, kept, truncate)) * double(round_mantissa(b, kept, truncate));
+    }
+    got.push_back(how == Simulated::fp32_accumulate ? fp32 : static_cast<float>(exact_products));
+  }
+  return validate(got, refs, tol);
+}
+} // namespace
+
+TEST_CASE("GEMM tolerances from K and the unit roundoff: each precision passes its own, a cheaper one is caught") {
+  for (std::uint32_t n : {512u, 1024u, 2048u, 4096u}) {
+    INFO("n = " << n);
+    const double tf32 = tolerance::gemm_tf32(n), pedantic = tolerance::gemm_fp32_pedantic(n);
+    CHECK(tolerance::gemm_bf16(n) == pedantic); // bf16 products are exact: only fp32 accumulation errs
+    // TF32, rounded to nearest or truncated, passes its tolerance; bf16-rounded
+    // inputs (a "TF32" step that ran in bf16) fail it; 1.2x at worst each way.
+    auto as_tf32 = simulate_gemm(n, Simulated::tf32_inputs, tf32);
+    CHECK(as_tf32.ok);
+    CHECK(as_tf32.max_error * 4 <= tf32);
+    auto truncated = simulate_gemm(n, Simulated::tf32_truncated, tf32);
+    CHECK(truncated.ok);
+    CHECK(truncated.max_error * 1.2 <= tf32);
+    auto as_bf16 = simulate_gemm(n, Simulated::bf16_inputs, tf32);
+    CHECK_FALSE(as_bf16.ok);
+    CHECK(as_bf16.max_error >= 1.2 * tf32);
+    // FP32 PEDANTIC passes by far; a silent TF32 downgrade fails by a factor 4 or more.
+    auto as_fp32 = simulate_gemm(n, Simulated::fp32_accumulate, pedantic);
+    CHECK(as_fp32.ok);
+    CHECK(as_fp32.max_error * 10 <= pedantic);
+    auto downgraded = simulate_gemm(n, Simulated::tf32_inputs, pedantic);
+    CHECK_FALSE(downgraded.ok);
+    CHECK(downgraded.max_error >= 4 * pedantic);
+  }
+  CHECK(tolerance::gemm_tf32(1024) == doctest::Approx(6.0 * 0x1p-11 * (4.0 / 3.0) / 32));
 }
 
 TEST_CASE("exact validation compares bits and counts mismatches") {
