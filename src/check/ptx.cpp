@@ -3,7 +3,9 @@
 namespace condacuda::check {
 
 namespace {
-// Hand-written so that it needs no CUDA compiler and stays at PTX ISA 7.0.
+// Hand-written so that it needs no CUDA compiler and stays at PTX ISA 7.0;
+// its instructions exist on every architecture from sm_50 (probe_ptx sets
+// the .target).
 // cc_unit is check/hash.hpp's element_value(key, idx) step for step; the
 // explicit .rn on mul/sub keeps ptxas from contracting them into an fma
 // (exact here anyway). Every kernel is a grid-stride loop over a u64 index;
@@ -288,7 +290,14 @@ COUNT_DONE:
 )PTX";
 } // namespace
 
-std::string_view probe_ptx() { return {ptx_text, sizeof(ptx_text)}; } // with the NUL
+std::string_view ptx_target_for(int nvjitlink_major) { return nvjitlink_major >= 13 ? "sm_75" : "sm_50"; }
+
+std::string probe_ptx(int nvjitlink_major) {
+  std::string text(ptx_text, sizeof(ptx_text)); // with the NUL
+  const std::string_view placeholder = ".target sm_75";
+  text.replace(text.find(placeholder), placeholder.size(), ".target " + std::string(ptx_target_for(nvjitlink_major)));
+  return text;
+}
 
 std::string jit_arch_option(int cc_major, int cc_minor) {
   return "-arch=sm_" + std::to_string(cc_major) + std::to_string(cc_minor);

@@ -1,16 +1,23 @@
 #pragma once
 // The one PTX module the check links with nvJitLink and launches through the
-// driver. `.version 7.0 .target sm_75`: nvJitLink 12.x and 13.x accept it and
-// link it for the device's architecture (docs/gpu-check.md, "nvJitLink": a too-new
-// .version made AddData fail while Complete still succeeded).
+// driver. `.version 7.0`, and `.target` the lowest architecture the env's
+// nvJitLink links for: sm_50 for CUDA 12 (which still builds for Maxwell,
+// Pascal and Volta: a V100 is sm_70, and PTX for sm_75 cannot be linked for
+// it), sm_75 for CUDA 13 (which dropped them). nvJitLink links it for the
+// device's architecture (docs/gpu-check.md, "nvJitLink": a too-new .version
+// made AddData fail while Complete still succeeded).
 #include <array>
 #include <string>
 #include <string_view>
 
 namespace condacuda::check {
 
-// The module text (NUL-terminated, as nvJitLinkAddData wants for PTX).
-std::string_view probe_ptx();
+// The module text for an nvJitLink of this major (12 for one too old to say:
+// nvJitLinkVersion came with 12.3), NUL-terminated as nvJitLinkAddData wants
+// for PTX (the NUL is the string's last character).
+std::string probe_ptx(int nvjitlink_major);
+// ".target" of probe_ptx: "sm_50" below 13, else "sm_75".
+std::string_view ptx_target_for(int nvjitlink_major);
 
 // Kernel names, all `.visible .entry` in probe_ptx(). Parameters (in order):
 //   cc_fill_f32   (float* out, u64 n, u32 key)          out[i] = element_value(key, i)

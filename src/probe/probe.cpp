@@ -9,6 +9,7 @@
 #include "check/protocol.hpp"
 #include "check/ptx.hpp"
 #include "probe/jit.hpp"
+#include "util/strings.hpp"
 #include "probe/libraries.hpp"
 #include "probe/steps.hpp"
 
@@ -123,14 +124,18 @@ Result<LinkedCubin> jit_link(void* nvjitlink, const std::string& arch, StepResul
   if (!jit.missing.empty())
     return make_error(ErrorCode::internal, "libnvJitLink lacks " + jit.missing.front() + " (tried plain, _13_0, _12_0 names)");
   std::string option = "-arch=" + arch;
-  auto linked = link_ptx(jit.api, check::probe_ptx(), option);
+  const std::string version = jit_version(jit.api);
+  const int major = version.empty() ? 12 : util::leading_number(version); // no version: 12.0-12.2
+  const std::string ptx = check::probe_ptx(major);
+  auto linked = link_ptx(jit.api, ptx, option);
   if (!linked) return linked.error();
   out.phase("nvJitLink link", linked->link_ms);
   for (const char* k : check::all_kernels)
     if (!cubin_names(linked->image, k))
       return make_error(ErrorCode::internal, std::string("the linked cubin has no kernel ") + k);
   step.size = std::to_string(linked->image.size()) + " bytes cubin";
-  step.detail = "PTX linked for " + arch + " by nvJitLink " + jit_version(jit.api) + " (" + jit.naming + " entry points)";
+  step.detail = "PTX (.target " + std::string(check::ptx_target_for(major)) + ") linked for " + arch + " by nvJitLink " +
+                version + " (" + jit.naming + " entry points)";
   return linked;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The check's PTX module through the env's real nvJitLink 13, without a GPU
-# (nvJitLink is a compiler): it links for sm_75, sm_90 (H100/H200) and sm_100
-# into a cubin holding every kernel, and sm_70 is refused with
+# (nvJitLink is a compiler): the module, targeting sm_75 for nvJitLink 13 (sm_50
+# for 12), links for sm_75, sm_90 (H100/H200) and sm_100 into a cubin holding
+# every kernel, and sm_70 is refused with
 # NVJITLINK_ERROR_UNSUPPORTED_ARCH (docs/gpu-check.md, "nvJitLink").
 source "$(dirname "$0")/lib.sh"
 
@@ -12,7 +13,7 @@ for arch in sm_75 sm_90 sm_100; do
   expect_eq "$(json "$scratch/$arch.json" "${s}['status']")" "pass" "$arch: $(json "$scratch/$arch.json" "${s}['error']")"
   expect_eq "$(json "$scratch/$arch.json" "int(${s}['size'].split()[0]) > 1000")" "True" "$arch: cubin size"
   case "$(json "$scratch/$arch.json" "${s}['detail']")" in
-    "PTX linked for $arch by nvJitLink 13."*) ;;
+    "PTX (.target sm_75) linked for $arch by nvJitLink 13."*) ;; # CUDA 13's lowest architecture
     *) fail "$arch: $(json "$scratch/$arch.json" "${s}['detail']")" ;;
   esac
   note "$arch: $(json "$scratch/$arch.json" "${s}['size']"), $(json "$scratch/$arch.json" '[p["ms"] for p in j["phases"] if p["name"] == "nvJitLink link"][0]') ms"

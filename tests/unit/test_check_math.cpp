@@ -64,12 +64,15 @@ TEST_CASE("bf16 rounding is round-to-nearest-even on the bits") {
   }
 }
 
-TEST_CASE("the PTX module names every kernel, targets sm_75 at ISA 7.0 and ends with NUL") {
-  std::string_view ptx = probe_ptx();
+TEST_CASE("the PTX module names every kernel, targets nvJitLink's lowest architecture at ISA 7.0, ends with NUL") {
+  CHECK(probe_ptx(12).find(".target sm_50\n") != std::string::npos); // CUDA 12 still links for sm_50 ... sm_72
+  CHECK(probe_ptx(13).find(".target sm_75\n") != std::string::npos); // CUDA 13 dropped them
+  CHECK(probe_ptx(14).find(".target sm_75\n") != std::string::npos);
+  const std::string ptx = probe_ptx(12);
   REQUIRE(!ptx.empty());
   CHECK(ptx.back() == '\0');
+  CHECK(ptx.find('\0') == ptx.size() - 1);
   CHECK(ptx.find(".version 7.0") != std::string_view::npos);
-  CHECK(ptx.find(".target sm_75") != std::string_view::npos);
   for (const char* k : all_kernels) CHECK(ptx.find(std::string(".visible .entry ") + k + "(") != std::string_view::npos);
   // The hash constants of mix32 appear in the PTX.
   CHECK(ptx.find("0x7feb352d") != std::string_view::npos);
