@@ -182,6 +182,10 @@ namespace {
 // Where the probe stopped when it did not finish: "during step gemm-bf16",
 // "while opening /x/libcudart.so.13", or "".
 std::string where_it_stopped(const CheckReport& r) {
+  if (r.probe.in_progress == "driver")
+    return r.probe.driver.init_called && r.probe.driver.init_result == 0
+               ? " during step driver, after cuInit succeeded (device discovery, attributes or the context)"
+               : " during step driver, in cuInit";
   if (!r.probe.in_progress.empty()) return " during step " + r.probe.in_progress;
   if (r.probe.loaded_objects.empty() && r.probe.libraries.size() < r.plan.libraries.size())
     return " while opening " + r.plan.libraries[r.probe.libraries.size()].request.open;
@@ -213,10 +217,14 @@ std::string no_gpu_reason(const CheckReport& r, bool died) {
   if (drv && !drv->loaded) return no_driver_reason(r, *drv);
   if (probe.driver.init_called && probe.driver.init_result == cu::stub_library && drv) return stub_reason(r, *drv);
   if (probe.driver.init_called && probe.driver.init_result != cu::success) return init_reason(probe);
-  if (died && probe.in_progress == "driver")
-    return "no usable GPU: the probe " + describe(r.child, r.timeout_s) + " in cuInit or device discovery";
-  if (!died && driver_not_ready(r)) {
+  // A crash or hang inside the driver step, a device found whose attributes
+  // or context then fail, a driver that lacks entry points: failures (exit 1,
+  // what happened), never "no GPU" — a bug in the driver code of the probe,
+  // never run on a GPU before, must not read as a missing GPU.
+  if (died) return "";
+  if (driver_not_ready(r)) {
     const StepResult* d = probe.step("driver");
+    if (probe.device || (d && d->error.starts_with("the driver lacks"))) return "";
     return "no usable GPU: " + (d && !d->error.empty() ? d->error : std::string("no device"));
   }
   return "";

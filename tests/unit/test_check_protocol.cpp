@@ -184,7 +184,7 @@ TEST_CASE("verdict: the stub (cuInit 34) names its LD_LIBRARY_PATH entry; other 
   CHECK(cusparse_status_name(6) == "CUSPARSE_STATUS_EXECUTION_FAILED");
 }
 
-TEST_CASE("verdict: hangs and crashes fail with the step they happened in; a hang in cuInit is no GPU") {
+TEST_CASE("verdict: hangs and crashes fail with the step they happened in, the driver step's too") {
   CheckReport r = started_report();
   r.child.timed_out = true;
   r.child.signal = 9;
@@ -195,8 +195,33 @@ TEST_CASE("verdict: hangs and crashes fail with the step they happened in; a han
                             objects_record({""}), begin_record("driver")});
   r.probe = fold_records(text);
   decide(r);
-  CHECK(r.outcome == Outcome::no_gpu);
-  CHECK(r.reason.find("was killed after the 60 s timeout in cuInit") != std::string::npos);
+  CHECK(r.outcome == Outcome::fail); // a hang in cuInit: what happened, not "no GPU"
+  CHECK(r.reason == "the probe was killed after the 60 s timeout during step driver, in cuInit");
+  // A crash after cuInit worked (an attribute query, the context): a failure that says so.
+  r.child.timed_out = false;
+  r.child.signal = 11;
+  r.probe = fold_records(lines({start_record(std::nullopt),
+                                library_record(lib(Component::driver, "libcuda.so.1", true, "/usr/lib/libcuda.so.1")),
+                                objects_record({""}), begin_record("driver"), driver_record(p.driver)}));
+  decide(r);
+  CHECK(r.outcome == Outcome::fail);
+  CHECK(r.reason.find("was killed by signal 11 (SIGSEGV) during step driver, after cuInit succeeded") != std::string::npos);
+  // A device found whose attribute query then fails: the step's failure, exit 1.
+  r.child = {};
+  r.child.started = true;
+  r.child.exit_code = 0;
+  r.probe = fold_records(lines({start_record(std::nullopt),
+                                library_record(lib(Component::driver, "libcuda.so.1", true, "/usr/lib/libcuda.so.1")),
+                                objects_record({""}), begin_record("driver"), driver_record(p.driver), device_record(h200()),
+                                step_record(step("driver", StepStatus::fail, "cuDeviceGetAttribute(75): CUDA_ERROR_INVALID_VALUE (1)")),
+                                end_record()}));
+  decide(r);
+  CHECK(r.outcome == Outcome::fail);
+  CHECK(r.reason.find("cuDeviceGetAttribute(75): CUDA_ERROR_INVALID_VALUE (1)") != std::string::npos);
+  r.child.timed_out = true;
+  r.child.signal = 9;
+  r.child.exit_code = -1;
+  r.child.started = true;
 
   text = lines({start_record(std::nullopt),
                 library_record(lib(Component::driver, "libcuda.so.1", true, "/usr/lib/libcuda.so.1")),
