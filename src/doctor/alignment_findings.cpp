@@ -51,6 +51,10 @@ Finding releases_finding(const lock::RuleOutcome& rule, const lock::RuleFailure&
   return out;
 }
 
+void add_once(std::vector<std::string>& list, const std::string& item) {
+  if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
 // The package name of "name version" (or the whole label without a space).
 std::string package_name(const std::string& label) { return label.substr(0, label.find(' ')); }
 
@@ -61,21 +65,22 @@ std::string package_name(const std::string& label) { return label.substr(0, labe
 Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock::RuleFailure>& strays) {
   Finding out = base(rule, strays.front());
   const std::string& major = strays.front().needed_release;
-  std::vector<std::string> labels, pip_remove, conda_remove, files, installs;
+  std::vector<std::string> labels, pip_remove, conda_remove, files, installs, kept;
   for (const auto& f : strays) {
     labels.push_back((f.provider_package.empty() ? f.provider : f.provider_package) + " (" + f.provider_soname +
                      ", CUDA " + std::to_string(f.provider_major) + ")");
     const std::string name = package_name(f.provider_package);
-    auto add = [](std::vector<std::string>& list, const std::string& item) {
-      if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
-    };
-    if (f.provider_package.empty()) add(files, f.provider);
-    else if (f.provider_manager == "conda") add(conda_remove, name);
-    else add(pip_remove, name);
-    if (!f.replacement.empty()) continue;
+    if (f.provider_package.empty()) add_once(files, f.provider);
+    else if (f.provider_manager == "conda") add_once(conda_remove, name);
+    else add_once(pip_remove, name);
+    if (!f.replacement.empty()) {
+      add_once(kept, f.replacement);
+      continue;
+    }
     const std::string wheel = inventory::wheel_for_component(f.provider_component, util::leading_number(major));
-    add(installs, f.provider_manager == "pip" && !wheel.empty() ? "pip install " + wheel
-                                                                : "install the CUDA " + major + " build of " + f.provider_component);
+    add_once(installs, f.provider_manager == "pip" && !wheel.empty()
+                           ? "pip install " + wheel
+                           : "install the CUDA " + major + " build of " + f.provider_component);
   }
   out.affects.clear();
   for (const auto& f : strays) out.affects.push_back(f.provider);
@@ -87,9 +92,6 @@ Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock
   if (!conda_remove.empty()) steps.push_back("conda remove " + util::join(conda_remove, " ") + " (or mamba/pixi)");
   if (!files.empty()) steps.push_back("remove " + util::join(files, ", ") + " (no package owns it)");
   for (const auto& i : installs) steps.push_back(i);
-  std::vector<std::string> kept;
-  for (const auto& f : strays)
-    if (!f.replacement.empty() && std::find(kept.begin(), kept.end(), f.replacement) == kept.end()) kept.push_back(f.replacement);
   out.fix = util::join(steps, ", then ") +
             (kept.empty() ? "" : " (the env's CUDA " + major + " copies stay: " + util::join(kept, ", ") + ")");
   out.min_release.clear(); // needed_release holds a major here, not a release

@@ -176,16 +176,9 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
                                        const std::vector<Device>& devices, const std::optional<DriverBranch>& driver,
                                        const GpuTable& table) {
   const std::string prefix = report.inputs.env.prefix;
-  std::map<std::string, std::string> component_of; // absolute path -> component
-  std::map<std::string, const inventory::Library*> library_of;
-  for (const auto& lib : report.inputs.inventory.libraries) {
-    component_of[prefix + "/" + lib.file] = lib.component;
-    library_of[prefix + "/" + lib.file] = &lib;
-  }
-  struct Judged {
-    std::optional<elf::FatbinSummary> code;
-  };
-  std::map<std::string, Judged> seen;               // absolute path -> its fatbin
+  std::map<std::string, const inventory::Library*> library_of; // absolute path -> the env's library
+  for (const auto& lib : report.inputs.inventory.libraries) library_of[prefix + "/" + lib.file] = &lib;
+  std::map<std::string, std::optional<elf::FatbinSummary>> seen; // absolute path -> its fatbin
   std::map<std::pair<std::string, std::string>, Finding> by_file_device;
   std::vector<std::pair<std::string, std::string>> order;
   const std::optional<std::string> isa = driver ? std::optional<std::string>(driver->ptx_isa) : std::nullopt;
@@ -194,10 +187,12 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
     for (const auto& obj : root.report.objects) {
       const std::string path = std::filesystem::path(obj.name).lexically_normal().string();
       if (!path.starts_with(prefix + "/")) continue;
-      if (auto it = component_of.find(path); it != component_of.end() && table.external_kernels.count(it->second)) continue;
+      const auto lib = library_of.find(path);
+      const inventory::Library* library = lib == library_of.end() ? nullptr : lib->second;
+      if (library && table.external_kernels.count(library->component)) continue;
       auto [it, fresh] = seen.try_emplace(path);
-      if (fresh) it->second.code = fatbin_of(path);
-      const auto& code = it->second.code;
+      if (fresh) it->second = fatbin_of(path);
+      const auto& code = it->second;
       if (!code || !code->has_section || code->entries.empty()) continue;
       const std::string rel = path.substr(prefix.size() + 1);
       for (const auto& device : devices) {
@@ -216,7 +211,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
             x.title = x.library + " has no kernel for " + device.label + " (" + device.sm() + ")";
             x.evidence.push_back(c.why);
             x.first_error = "CUDA error: no kernel image is available for execution on the device";
-            x.fix = no_kernel_fix(library_of.count(path) ? library_of.at(path) : nullptr, device);
+            x.fix = no_kernel_fix(library, device);
           } else {
             x.code = code::ptx_jit_only;
             x.severity = Severity::warning;

@@ -106,8 +106,9 @@ FatbinSummary read_fatbin_section(const ByteReader& r) {
     if (magic != fatbin_magic) {
       // Padding between containers is allowed (8-aligned); report a run of
       // other bytes once.
-      if (!in_gap && (magic && *magic != 0)) out.problems.push_back("bytes that are not a fatbin at " + hex(pos));
-      in_gap = in_gap || (magic && *magic != 0);
+      const bool foreign = *magic != 0; // pos + 16 <= size: the read succeeded
+      if (foreign && !in_gap) out.problems.push_back("bytes that are not a fatbin at " + hex(pos));
+      in_gap = in_gap || foreign;
       pos += 8;
       continue;
     }

@@ -28,11 +28,18 @@ inventory::GpuCode gpu_code_of(const elf::FatbinSummary& s) {
 }
 } // namespace
 
-std::optional<inventory::GpuCode> read_gpu_code(const std::string& path) {
+// The file's fatbin; nullopt when it cannot be mapped, is not ELF64 or has no .nv_fatbin.
+std::optional<elf::FatbinSummary> read_fatbin(const std::string& path) {
   auto bytes = map_file(path);
   if (!bytes) return std::nullopt;
   auto summary = elf::read_fatbins(elf::ByteReader(bytes->data));
   if (!summary || !summary->has_section) return std::nullopt;
+  return summary;
+}
+
+std::optional<inventory::GpuCode> read_gpu_code(const std::string& path) {
+  auto summary = read_fatbin(path);
+  if (!summary) return std::nullopt;
   return gpu_code_of(*summary);
 }
 
@@ -102,11 +109,7 @@ std::optional<elf::FatbinSummary> FatbinCache::summary(const std::string& path) 
   const bool keyed = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
   if (keyed)
     if (auto hit = cache_.find(path, key_of(st))) return deserialize(*hit);
-  auto bytes = map_file(path);
-  if (!bytes) return std::nullopt;
-  auto read = elf::read_fatbins(elf::ByteReader(bytes->data));
-  std::optional<elf::FatbinSummary> out;
-  if (read && read->has_section) out = *read;
+  auto out = read_fatbin(path);
   if (keyed && (!out || out->problems.empty())) cache_.store(path, key_of(st), serialize(out));
   return out;
 }
