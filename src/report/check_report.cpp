@@ -109,6 +109,7 @@ Json probe_entry(const CheckReport& r) {
   j.set("finished", r.probe.finished);
   j.set("in_progress", optional_text(r.probe.in_progress));
   j.set("wall_ms", r.child.wall_ms);
+  j.set("started_with", optional_text(r.child.started_with));
   j.set("protocol_errors", strings(r.probe.protocol_errors));
   j.set("notes", strings(r.probe.notes));
   j.set("stderr_tail", optional_text(r.child.stderr_tail));

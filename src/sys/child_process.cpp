@@ -1,4 +1,5 @@
 #include "sys/child_process.hpp"
+#include "sys/child_fork.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/readable_pipe.hpp>
@@ -21,6 +22,7 @@
 #include <chrono>
 #include <functional>
 #include <cstdlib>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,10 +68,29 @@ std::vector<std::string> env_strings(const Environment& env) {
   for (const auto& [k, v] : env) out.push_back(k + "=" + v);
   return out;
 }
-} // namespace
+// Boost.Process v2 waits for the child through pidfd_open(2) on Linux and
+// finds out it cannot only after fork (the child would run unwatched): ask
+// the kernel first, once. CONDACUDA_CHILD_START=fork forces the fallback
+// (the tests run the check's child both ways).
+bool pidfd_open_works() {
+  static const bool works = [] {
+    const char* forced = std::getenv("CONDACUDA_CHILD_START");
+    if (forced && std::string(forced) == "fork") return false;
+#if defined(SYS_pidfd_open)
+    long fd = ::syscall(SYS_pidfd_open, ::getpid(), 0);
+    if (fd < 0) return false;
+    ::close(static_cast<int>(fd));
+    return true;
+#else
+    return false;
+#endif
+  }();
+  return works;
+}
 
-ChildRun run_child(const ChildRequest& request) {
+ChildRun run_child_with_boost(const ChildRequest& request) {
   ChildRun run;
+  run.outcome.started_with = "pidfd";
   auto started = std::chrono::steady_clock::now();
   std::string err_text;
   try {
@@ -123,6 +144,12 @@ ChildRun run_child(const ChildRequest& request) {
   run.outcome.stderr_tail = tail(err_text, 4000);
   run.outcome.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;
+}
+
+} // namespace
+
+ChildRun run_child(const ChildRequest& request) {
+  return pidfd_open_works() ? run_child_with_boost(request) : run_child_forked(request);
 }
 
 Environment environment_with(const std::optional<std::string>& ld_library_path) {

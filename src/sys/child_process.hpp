@@ -2,7 +2,9 @@
 // Starting a child with a given environment through Boost.Process v2 (the one
 // file that includes Boost), reading its stdout and stderr, and killing it
 // when it outlives its timeout: a GPU hang or a library that never returns
-// must not hang the parent.
+// must not hang the parent. Where the kernel refuses pidfd_open(2), which
+// Boost.Process needs on Linux, or CONDACUDA_CHILD_START=fork, a plain
+// fork/execve/waitpid path does the same (sys/child_fork.hpp).
 #include <optional>
 #include <string>
 #include <utility>

@@ -7,6 +7,7 @@ namespace condacuda::util {
 
 struct ChildOutcome {
   bool started = false;
+  std::string started_with; // "pidfd" (Boost.Process) or "fork" (the fallback, sys/child_fork.hpp)
   std::string spawn_error;
   bool timed_out = false;
   int exit_code = -1; // when it exited
