@@ -8,6 +8,7 @@
 #include "doctor/contexts.hpp"
 #include "doctor/gpu_coverage.hpp"
 #include "lock/driver.hpp"
+#include "lock/release_table.hpp"
 #include "sys/gpu_code.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
@@ -81,7 +82,9 @@ Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& 
   std::vector<std::string> warnings;
   cache.load(warnings);
   auto fatbin_of = [&](const std::string& path) { return cache.summary(path); };
-  for (auto& f : doctor::coverage_findings(report, fatbin_of, *devices, driver, *table)) report.findings.push_back(std::move(f));
+  auto releases = lock::embedded_release_table(); // names the release that adds an architecture
+  for (auto& f : doctor::coverage_findings(report, fatbin_of, *devices, driver, *table, releases ? &*releases : nullptr))
+    report.findings.push_back(std::move(f));
   cache.save(warnings);
   for (auto& w : warnings) report.inputs.inventory.warnings.push_back(std::move(w));
   return ok_status();

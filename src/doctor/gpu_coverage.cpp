@@ -48,7 +48,11 @@ Result<GpuTable> parse_v1(const YAML::Node& root, const std::string& source) {
       return bad(source, "a 'gpus' entry needs cc and names");
     auto cc = capability(g["cc"].Scalar());
     if (!cc) return bad(source, "compute capability '" + g["cc"].Scalar() + "' is not X.Y");
-    GpuModel m{cc->first, cc->second, {}};
+    GpuModel m{cc->first, cc->second, {}, ""};
+    if (YAML::Node since = g["since_cuda"]) {
+      if (!since.IsScalar() || !capability(since.Scalar())) return bad(source, "since_cuda '" + since.Scalar() + "' is not X.Y");
+      m.since_cuda = since.Scalar();
+    }
     for (const auto& n : g["names"]) {
       if (!n.IsScalar() || n.Scalar().empty()) return bad(source, "a GPU name is not a string");
       m.names.push_back(n.Scalar());
@@ -91,17 +95,64 @@ bool arch_fits(const elf::FatbinEntry& e, const Device& d) {
 // What gives the file a kernel for `device`: for a GPU older than Turing
 // (sm_75), which CUDA 13 no longer builds for, the package's CUDA 12 build;
 // else a build (a newer release, for a new GPU) that targets the device.
-std::string no_kernel_fix(const inventory::Library* lib, const Device& device) {
+std::string no_kernel_fix(const inventory::Library* lib, const Device& device, const GpuTable& gpus,
+                          const lock::ReleaseTable* releases) {
   const std::string package = lib && !lib->package.empty() ? lib->package + " " + lib->version : "its package";
   if (device.arch() < 75 && lib && lib->cuda_major >= 13) {
     std::string wheel = inventory::wheel_for_component(lib->component, 12);
     return "CUDA 13 builds nothing for GPUs before Turing (sm_75): use the CUDA 12 build of " + package +
            (wheel.empty() ? "" : " (" + wheel + ")") + " on " + device.label + ", or run on a newer GPU";
   }
+  if (lib && releases)
+    if (auto newer = release_adding_arch(*lib, device, gpus, *releases)) {
+      const std::string spec = lib->package + ">=" + newer->version;
+      const std::string command = lib->manager == "pip"     ? "pip install --upgrade '" + spec + "'"
+                                  : lib->manager == "conda" ? "conda install '" + spec + "' (or mamba/pixi)"
+                                                            : "install " + spec;
+      return "CUDA builds for " + device.sm() + " from " + gpus.since_cuda(device.major, device.minor) + " on: " +
+             command + " (CUDA " + newer->release + ")";
+    }
   return "install a build of " + package + " that targets " + device.sm() +
          " (for a GPU newer than the build, a newer release), or run on a GPU it targets";
 }
+
+// A PTX entry would serve `device` if the driver compiled its ISA.
+std::string driver_fix(const Coverage& c, const GpuTable& gpus) {
+  auto needed = gpus.first_driver_for_ptx_isa(c.needs_ptx_isa);
+  return needed ? "update the NVIDIA driver to branch " + std::to_string(needed->branch) + " or newer (CUDA " +
+                      needed->cuda + "), or install a build with SASS for the GPU"
+                : "update the NVIDIA driver to one that compiles PTX ISA " + c.needs_ptx_isa +
+                      ", or install a build with SASS for the GPU";
+}
 } // namespace
+
+std::optional<DriverBranch> GpuTable::first_driver_for_ptx_isa(const std::string& isa) const {
+  for (const auto& d : drivers)
+    if (util::compare_versions(d.ptx_isa, isa) >= 0) return d;
+  return std::nullopt;
+}
+
+std::string GpuTable::since_cuda(int major, int minor) const {
+  for (const auto& g : gpus)
+    if (g.major == major && g.minor == minor) return g.since_cuda;
+  return "";
+}
+
+std::optional<ReleaseAddingArch> release_adding_arch(const inventory::Library& lib, const Device& device,
+                                                     const GpuTable& gpus, const lock::ReleaseTable& releases) {
+  const std::string since = gpus.since_cuda(device.major, device.minor);
+  if (since.empty() || lib.version.empty()) return std::nullopt;
+  auto alias = releases.same_version_as.find(lib.component);
+  const std::string& column = alias == releases.same_version_as.end() ? lib.component : alias->second;
+  for (const auto& row : releases.releases) { // in file order: oldest first
+    if (util::compare_versions(lock::series_of(row.release), since) < 0) continue;
+    auto v = row.components.find(column);
+    if (v == row.components.end()) continue;
+    if (util::compare_versions(lib.version, v->second) >= 0) return std::nullopt; // has that release or newer
+    return ReleaseAddingArch{row.release, v->second};
+  }
+  return std::nullopt;
+}
 
 std::optional<DriverBranch> GpuTable::driver(int branch) const {
   std::optional<DriverBranch> out;
@@ -160,8 +211,11 @@ Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
   std::string too_new;
   for (const auto& e : code.entries) {
     if (e.kind != elf::FatbinCodeKind::ptx || !arch_fits(e, device)) continue;
-    if (isa_at_most(isa_of(e), driver_ptx_isa)) return {CoverageKind::ptx_jit, elf::target_name(e), ""};
-    too_new = elf::target_name(e) + " (PTX ISA " + isa_of(e) + ")";
+    if (isa_at_most(isa_of(e), driver_ptx_isa)) return {CoverageKind::ptx_jit, elf::target_name(e), "", ""};
+    if (out.needs_ptx_isa.empty() || util::compare_versions(isa_of(e), out.needs_ptx_isa) < 0) {
+      out.needs_ptx_isa = isa_of(e); // the oldest ISA that would serve
+      too_new = elf::target_name(e) + " (PTX ISA " + isa_of(e) + ")";
+    }
   }
   std::vector<std::string> sass = code.sass_targets(), ptx = code.ptx_targets();
   out.why = "it has " + (sass.empty() ? std::string("no SASS") : "SASS " + util::join(sass, " ")) + " and " +
@@ -174,7 +228,7 @@ Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
 
 std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinSource& fatbin_of,
                                        const std::vector<Device>& devices, const std::optional<DriverBranch>& driver,
-                                       const GpuTable& table) {
+                                       const GpuTable& table, const lock::ReleaseTable* releases) {
   const std::string prefix = report.inputs.env.prefix;
   std::map<std::string, const inventory::Library*> library_of; // absolute path -> the env's library
   for (const auto& lib : report.inputs.inventory.libraries) library_of[prefix + "/" + lib.file] = &lib;
@@ -205,13 +259,21 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
           Finding& x = f->second;
           x.library = rel.substr(rel.rfind('/') + 1);
           x.expected = rel;
-          if (c.kind == CoverageKind::none) {
+          if (c.kind == CoverageKind::none && !c.needs_ptx_isa.empty() && driver) {
+            x.code = code::driver_too_old;
+            x.severity = Severity::error;
+            x.title = x.library + " runs on " + device.label + " (" + device.sm() + ") only through PTX ISA " +
+                      c.needs_ptx_isa + ", newer than the driver compiles";
+            x.evidence.push_back(c.why);
+            x.first_error = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain";
+            x.fix = driver_fix(c, table);
+          } else if (c.kind == CoverageKind::none) {
             x.code = code::no_kernel_image;
             x.severity = Severity::error;
             x.title = x.library + " has no kernel for " + device.label + " (" + device.sm() + ")";
             x.evidence.push_back(c.why);
             x.first_error = "CUDA error: no kernel image is available for execution on the device";
-            x.fix = no_kernel_fix(library, device);
+            x.fix = no_kernel_fix(library, device, table, releases);
           } else {
             x.code = code::ptx_jit_only;
             x.severity = Severity::warning;

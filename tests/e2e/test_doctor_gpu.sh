@@ -36,7 +36,7 @@ build compressed -gencode arch=compute_75,code=sm_75 -gencode arch=compute_86,co
 
 gpus=(--gpu V100 --gpu A100 --gpu A10 --gpu H100 --gpu B200)
 verdicts() { # JSON: "file device verdict" for every file and device that is not SASS
-  json "$1" "sorted((f['expected'].split('/')[-1], __import__('re').search(r'(\S+) \(sm_[0-9]+\)', f['title']).group(1), {'no-kernel-image': 'none', 'ptx-jit-only': 'jit'}[f['code']]) for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only'))"
+  json "$1" "sorted((f['expected'].split('/')[-1], __import__('re').search(r'(\S+) \(sm_[0-9]+\)', f['title']).group(1), {'no-kernel-image': 'none', 'ptx-jit-only': 'jit', 'driver-too-old': 'driver'}[f['code']]) for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only', 'driver-too-old') and f['expected'])"
 }
 expect_status 1 "$CONDACUDA" doctor -p "$env" "${gpus[@]}" --driver 580.65.06 --json > "$scratch/580.json"
 # The table: V100 A100 A10 H100 B200 for each library (sass unless listed).
@@ -62,11 +62,39 @@ expect_eq "$(verdicts "$scratch/corrupt.json")" "$expected" "the verdicts past a
 grep -q "fatbin cache is corrupt; ignored and rewritten" "$scratch/corrupt.err" || fail "the corrupt cache is not named"
 grep -q "libsm90a.so" "$XDG_CACHE_HOME/condacuda/fatbins" || fail "the corrupt cache was not rewritten"
 
-note "a 535 driver compiles PTX up to ISA 8.2: CUDA 13's PTX does not JIT"
+note "a 535 driver compiles PTX up to ISA 8.2: CUDA 13's PTX does not JIT (driver-too-old, not a missing kernel)"
 expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu H100 --driver 535.104.05 --json > "$scratch/535.json"
 expect_eq "$(verdicts "$scratch/535.json")" \
-  "[('libptx75.so', 'H100', 'none'), ('libsm80.so', 'H100', 'none')]" \
+  "[('libptx75.so', 'H100', 'driver'), ('libsm80.so', 'H100', 'driver')]" \
   "the verdicts with a 535 driver (libcompressed's sm_90 SASS needs no JIT)"
+expect_eq "$(json "$scratch/535.json" "[f['fix'] for f in j['findings'] if (f['expected'] or '').endswith('libsm80.so')]")" \
+  "['update the NVIDIA driver to branch 580 or newer (CUDA 13.0), or install a build with SASS for the GPU']" \
+  "the driver that compiles PTX ISA 9.0"
+
+note "a wheel's cuBLAS built before Blackwell, and a python extension that loads it"
+pyver=$(python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
+venv=$scratch/venv
+sp=$venv/lib/$pyver/site-packages
+mkdir -p "$sp/nvidia/cublas/lib" "$venv/bin"
+printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3\n' > "$venv/pyvenv.cfg"
+"$nvcc" -shared -Xcompiler -fPIC -cudart static -Xlinker -soname -Xlinker libcublas.so.12 \
+  -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -o "$sp/nvidia/cublas/lib/libcublas.so.12" "$scratch/k.cu"
+dist=$sp/nvidia_cublas_cu12-12.4.5.8.dist-info
+mkdir -p "$dist"
+printf 'Metadata-Version: 2.1\nName: nvidia-cublas-cu12\nVersion: 12.4.5.8\n' > "$dist/METADATA"
+printf 'nvidia/cublas/lib/libcublas.so.12,,\n%s/METADATA,,\n%s/RECORD,,\n' "${dist##*/}" "${dist##*/}" > "$dist/RECORD"
+ext=$sp/ext$(python3 -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+printf 'void launch(float, const float*, float*);\nvoid call(void) { launch(1, 0, 0); }\n' > "$scratch/ext.c"
+# shellcheck disable=SC2016 # $ORIGIN is for the loader
+gcc -shared -fPIC -o "$ext" "$scratch/ext.c" -Wl,--enable-new-dtags,-rpath,'$ORIGIN/nvidia/cublas/lib' \
+  -L"$sp/nvidia/cublas/lib" -l:libcublas.so.12
+expect_status 1 "$CONDACUDA" doctor -p "$venv" --gpu B200 --gpu H100 --driver 580.65.06 --json > "$scratch/wheel.json"
+expect_eq "$(verdicts "$scratch/wheel.json")" "[('libcublas.so.12', 'B200', 'none')]" "cuBLAS 12.4 on a B200 and an H100"
+expect_eq "$(json "$scratch/wheel.json" "[f['fix'] for f in j['findings'] if f['code'] == 'no-kernel-image'][0]")" \
+  "CUDA builds for sm_100 from 12.8 on: pip install --upgrade 'nvidia-cublas-cu12>=12.8.3.14' (CUDA 12.8.0)" \
+  "the fix names the release that adds sm_100"
+expect_eq "$(json "$scratch/wheel.json" "'lib/$pyver/site-packages/${ext##*/}' in [f for f in j['findings'] if f['code'] == 'no-kernel-image'][0]['affects']")" \
+  True "the extension that loads it is affected"
 
 note "a GPU the table does not know is a usage error"
 expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu "Z9000" > /dev/null 2> "$scratch/err"

@@ -111,3 +111,42 @@ TEST_CASE("the GPU table: a replacement file is checked") {
   CHECK_FALSE(parse_gpu_table("version: 1\ngpus:\n  - {cc: nine, names: [X1]}\n", "t.yml").ok());
   CHECK_FALSE(parse_gpu_table("version: 1\n", "t.yml").ok());
 }
+
+TEST_CASE("coverage: PTX that only a newer driver compiles names the oldest ISA that would serve") {
+  auto c = fatbin({sass(80), ptx(80, 9, 0), ptx(86, 8, 8)});
+  auto none = coverage_for(c, dev(9, 0), std::string("8.4"));
+  CHECK(none.kind == CoverageKind::none);
+  CHECK(none.needs_ptx_isa == "8.8");
+  CHECK(coverage_for(fatbin({sass(80)}), dev(9, 0), std::string("8.4")).needs_ptx_isa.empty()); // no PTX: no driver helps
+  auto t = embedded_gpu_table();
+  REQUIRE(t.ok());
+  REQUIRE(t->first_driver_for_ptx_isa("8.8"));
+  CHECK(t->first_driver_for_ptx_isa("8.8")->branch == 575);
+  CHECK(t->first_driver_for_ptx_isa("9.0")->branch == 580);
+  CHECK_FALSE(t->first_driver_for_ptx_isa("99.0"));
+}
+
+TEST_CASE("the release that first builds for a GPU: GPU table since_cuda + release table") {
+  auto gpus = embedded_gpu_table();
+  auto releases = lock::embedded_release_table();
+  REQUIRE(gpus.ok());
+  REQUIRE(releases.ok());
+  CHECK(gpus->since_cuda(10, 0) == "12.8");
+  CHECK(gpus->since_cuda(9, 0) == "11.8");
+  CHECK(gpus->since_cuda(4, 2).empty());
+  inventory::Library cublas;
+  cublas.component = "cublas";
+  cublas.version = "12.4.5.8";
+  auto b200 = release_adding_arch(cublas, dev(10, 0), *gpus, *releases);
+  REQUIRE(b200);
+  CHECK(b200->release == "12.8.0");
+  CHECK(b200->version == "12.8.3.14");
+  inventory::Library lt = cublas; // cuBLASLt takes cuBLAS's version column
+  lt.component = "cublaslt";
+  REQUIRE(release_adding_arch(lt, dev(10, 0), *gpus, *releases));
+  CHECK(release_adding_arch(lt, dev(10, 0), *gpus, *releases)->version == "12.8.3.14");
+  cublas.version = "12.8.3.14"; // already that release: the table cannot say more
+  CHECK_FALSE(release_adding_arch(cublas, dev(10, 0), *gpus, *releases));
+  cublas.version = "12.4.5.8";
+  CHECK_FALSE(release_adding_arch(cublas, dev(9, 0), *gpus, *releases)); // since 11.8: the table's first row (12.1) is older than 12.4
+}
