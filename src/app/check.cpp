@@ -7,6 +7,7 @@
 #include "doctor/doctor.hpp"
 #include "sys/child_process.hpp"
 #include "sys/env_scan.hpp"
+#include "sys/gpu_code.hpp"
 #include "sys/posix.hpp"
 #include "sys/system_cuda.hpp"
 
@@ -43,6 +44,19 @@ void run_python(check::CheckReport& r, const std::string& prefix, const sys::Env
                                                      (last.empty() ? "" : ": " + last), "", "", ""});
   }
 }
+// What the loaded libraries' fatbins say about the device the probe found
+// (read through the fatbin cache, as doctor --gpu does).
+std::vector<check::CoverageComparison> coverage_on_device(const check::ProbeResult& probe) {
+  if (!probe.device) return {};
+  auto table = doctor::embedded_gpu_table();
+  std::optional<std::string> isa = table ? check::driver_ptx_isa(probe.driver.version, *table) : std::nullopt;
+  sys::FatbinCache cache(sys::FatbinCache::default_path());
+  std::vector<std::string> ignored; // a cache that cannot be read or written only costs time
+  cache.load(ignored);
+  auto out = check::compare_coverage(probe, [&](const std::string& path) { return cache.summary(path); }, isa);
+  cache.save(ignored);
+  return out;
+}
 } // namespace
 
 Result<check::CheckReport> check(const CheckOptions& o) {
@@ -71,6 +85,7 @@ Result<check::CheckReport> check(const CheckOptions& o) {
   r.probe = check::fold_records(run.stdout_text);
   r.library_comparisons = check::compare_libraries(r.plan, r.probe, sys::canonical_path);
   r.objects = check::compare_objects(r.plan, r.probe, sys::canonical_path);
+  r.coverage = coverage_on_device(r.probe);
   r.stub_folders = sys::stub_folders(r.ld_library_path);
   r.warnings = check::environment_warnings(env);
   for (auto& w : check::probe_warnings(r)) r.warnings.push_back(std::move(w));

@@ -71,6 +71,15 @@ std::vector<CheckWarning> probe_warnings(const CheckReport& r) {
     out.push_back({"prediction-mismatch", "the probe's loaded objects differ from the prediction:" + what +
                                               " (please report it)"});
   }
+  for (const auto& c : r.coverage)
+    if (c.matches && !*c.matches)
+      out.push_back({"prediction-mismatch",
+                     std::string(to_string(c.component)) + ": " + c.file + " was predicted to " +
+                         (c.predicted.kind == doctor::CoverageKind::none ? "have no kernel for " + c.device
+                                                                         : "run on " + c.device + " through " + c.predicted.target) +
+                         ", but its steps (" + util::join(c.steps, ", ") + ") " +
+                         (c.observed == "ran" ? "ran" : "found no kernel image") +
+                         " (the coverage rules disagree with the device: please report it)"});
   if (r.ld_library_path_source == "plan")
     out.push_back({"not-repaired", "the env is not repaired: the probe ran with " + util::join(r.planned_folders, ", ") +
                                        " first, the folders `condacuda repair` would add (as `condacuda run` does); "

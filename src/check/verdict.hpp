@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "check/gpu_prediction.hpp"
 #include "check/model.hpp"
 #include "check/prediction.hpp"
 #include "check/python_probe.hpp"
@@ -45,6 +46,9 @@ struct CheckReport {
   util::ChildOutcome child;
   std::vector<LibraryComparison> library_comparisons;
   ObjectsComparison objects;
+  // The GPU coverage predicted from the loaded libraries' fatbins for the
+  // device, next to what the device did (check/gpu_prediction.hpp).
+  std::vector<CoverageComparison> coverage;
   std::vector<std::string> stub_folders; // LD_LIBRARY_PATH entries that hold the toolkit's stub libcuda.so
   std::vector<CheckWarning> warnings;
   std::vector<doctor::Finding> findings; // doctor's findings that explain a load failure seen here

@@ -115,6 +115,31 @@ Json probe_entry(const CheckReport& r) {
   j.set("stderr_tail", optional_text(r.child.stderr_tail));
   return j;
 }
+
+std::string coverage_kind_text(const doctor::Coverage& c) {
+  switch (c.kind) {
+  case doctor::CoverageKind::sass: return "SASS " + c.target;
+  case doctor::CoverageKind::ptx_jit: return "PTX " + c.target + " (JIT)";
+  case doctor::CoverageKind::none: return "no kernel";
+  }
+  return "";
+}
+
+Json coverage_entry(const CoverageComparison& c) {
+  Json j = Json::object();
+  j.set("component", to_string(c.component));
+  j.set("file", c.file);
+  j.set("device", c.device);
+  j.set("predicted", c.predicted.kind == doctor::CoverageKind::sass      ? "sass"
+                     : c.predicted.kind == doctor::CoverageKind::ptx_jit ? "ptx-jit"
+                                                                         : "none");
+  j.set("target", optional_text(c.predicted.target));
+  j.set("why", optional_text(c.predicted.why));
+  j.set("steps", strings(c.steps));
+  j.set("observed", c.observed);
+  j.set("matches", c.matches ? Json(*c.matches) : Json());
+  return j;
+}
 } // namespace
 
 Json check_json(const CheckReport& r, int exit_code) {
@@ -143,6 +168,9 @@ Json check_json(const CheckReport& r, int exit_code) {
   objects.set("only_in_probe", strings(r.objects.only_in_probe));
   objects.set("only_in_prediction", strings(r.objects.only_in_prediction));
   j.set("loaded_objects", std::move(objects));
+  Json coverage = Json::array();
+  for (const auto& c : r.coverage) coverage.push(coverage_entry(c));
+  j.set("gpu_coverage", std::move(coverage));
   Json driver = driver_json(r.probe.driver);
   driver.set("version_text", optional_text(driver_version_text(r.probe.driver.version)));
   driver.set("init_name", r.probe.driver.init_called ? Json(cu_result_name(r.probe.driver.init_result)) : Json());
@@ -261,6 +289,16 @@ std::string steps_text(const CheckReport& r, const Style& style) {
   return out;
 }
 
+// The fatbins' prediction for the device next to what its steps did.
+std::string coverage_text(const CheckReport& r, const Style& style) {
+  if (r.coverage.empty()) return "";
+  Table t({"kernels of", "predicted for " + r.coverage.front().device, "steps", "device", "prediction"});
+  for (const auto& c : r.coverage)
+    t.add({c.file.substr(c.file.rfind('/') + 1), coverage_kind_text(c.predicted), util::join(c.steps, ", "), c.observed,
+           !c.matches ? style.dim("no evidence") : *c.matches ? "agrees" : style.yellow("differs")});
+  return t.render(style, 2);
+}
+
 std::string phases_text(const CheckReport& r) {
   std::vector<std::string> parts;
   for (const auto& l : r.probe.libraries) parts.push_back("dlopen " + l.open.substr(l.open.rfind('/') + 1) + fmt(" %.1f ms", l.load_ms));
@@ -293,6 +331,7 @@ std::string check_text(const CheckReport& r, const Style& style) {
   for (const auto& p : r.plan.libraries)
     if (p.request.open.find('/') != std::string::npos) out += "  " + style.dim(p.soname + ": " + p.reason) + "\n";
   out += "\n" + device_text(r) + phases_text(r) + "\n" + steps_text(r, style);
+  if (std::string coverage = coverage_text(r, style); !coverage.empty()) out += "\n" + coverage;
   if (!r.warnings.empty()) {
     out += "\nwarnings\n";
     for (const auto& w : r.warnings) out += "  " + style.yellow(w.code) + " " + w.message + "\n";
