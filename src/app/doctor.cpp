@@ -5,6 +5,7 @@
 #include <map>
 
 #include "app/plan_request.hpp"
+#include "app/visible_gpus.hpp"
 #include "doctor/contexts.hpp"
 #include "doctor/gpu_coverage.hpp"
 #include "lock/driver.hpp"
@@ -41,21 +42,22 @@ void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInput
   if (auto dangling = repair::dangling_links(recorded, inputs.env.prefix, files, folder_names); !dangling.empty())
     report.findings.push_back(repair::dangling_link_finding(inputs.env.prefix, dangling));
 }
-// The devices --gpu names ("auto": this machine's, by model name).
+// The devices --gpu names ("auto": this machine's, app/visible_gpus.hpp), each once.
 Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& gpus, const doctor::GpuTable& table) {
   std::vector<doctor::Device> out;
+  auto add = [&](const doctor::Device& d) {
+    if (std::none_of(out.begin(), out.end(), [&](const doctor::Device& x) { return x.label == d.label; })) out.push_back(d);
+  };
   for (const auto& g : gpus) {
-    std::vector<std::string> texts = {g};
     if (g == "auto") {
-      texts = sys::read_gpu_models();
-      if (texts.empty())
-        return make_error(ErrorCode::bad_input, "--gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/*/information)");
+      auto visible = visible_gpus(table);
+      if (!visible) return visible.error();
+      for (const auto& d : *visible) add(d);
+      continue;
     }
-    for (const auto& t : texts) {
-      auto d = doctor::parse_device(t, table);
-      if (!d) return d.error();
-      if (std::none_of(out.begin(), out.end(), [&](const doctor::Device& x) { return x.label == d->label; })) out.push_back(*d);
-    }
+    auto d = doctor::parse_device(g, table);
+    if (!d) return d.error();
+    add(*d);
   }
   return out;
 }

@@ -30,6 +30,9 @@ struct ProbeRequest {
   // this architecture without a driver. For tests on machines with no GPU:
   // nvJitLink is a compiler and needs none.
   std::string link_only_arch;
+  // Stop after cuInit and report every device's facts, without a context
+  // (`doctor --gpu auto` where /proc does not list the GPUs).
+  bool devices_only = false;
 };
 
 enum class StepStatus { pass, warn, fail, skipped };
@@ -94,7 +97,8 @@ struct ProbeResult {
   std::vector<std::string> loaded_objects; // dl_iterate_phdr after the dlopen phase
   std::vector<Phase> phases;
   DriverInfo driver;
-  std::optional<DeviceInfo> device;
+  std::optional<DeviceInfo> device;  // the device the steps ran on (the last "device" record)
+  std::vector<DeviceInfo> devices;   // every "device" record (one per device with devices_only)
   std::vector<StepResult> steps;
   std::vector<std::string> notes;
   std::string in_progress; // a step that began and never ended (the child died or hung there)

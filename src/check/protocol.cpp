@@ -56,6 +56,7 @@ Json request_json(const ProbeRequest& r) {
   j.set("device", r.device);
   j.set("sizes", sizes_json(r.sizes));
   j.set("link_only_arch", r.link_only_arch);
+  j.set("devices_only", r.devices_only);
   return j;
 }
 
@@ -81,6 +82,7 @@ Result<ProbeRequest> request_from_json(std::string_view text) {
     r.sizes = *sizes;
   }
   r.link_only_arch = j.string_at("link_only_arch");
+  r.devices_only = bool_at(j, "devices_only").value_or(false);
   return r;
 }
 
@@ -250,6 +252,7 @@ void apply(ProbeResult& r, const Json& j) {
     r.driver.proc_address = j.get("proc_address") && j.get("proc_address")->as_bool();
   } else if (event == "device") {
     r.device = device_from(j);
+    r.devices.push_back(*r.device);
   } else if (event == "begin") {
     r.in_progress = j.string_at("step");
   } else if (event == "step") {

@@ -101,18 +101,17 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 }
 } // namespace
 
-Status Gpu::open(int ordinal, check::DeviceInfo& info, std::vector<check::Phase>& phases) {
-  const DriverApi& a = api_;
+Status describe_device(const DriverApi& a, int ordinal, check::DeviceInfo& info, CUdevice& device) {
   if (auto s = cu_check("cuDeviceGetCount", a.cuDeviceGetCount(&info.count)); !s) return s;
   if (info.count <= ordinal)
     return make_error(ErrorCode::not_found, "the driver sees " + std::to_string(info.count) + " device(s); device " +
                                                 std::to_string(ordinal) + " does not exist");
   info.ordinal = ordinal;
-  if (auto s = cu_check("cuDeviceGet", a.cuDeviceGet(&device_, ordinal)); !s) return s;
+  if (auto s = cu_check("cuDeviceGet", a.cuDeviceGet(&device, ordinal)); !s) return s;
   char text[256] = {};
-  if (a.cuDeviceGetName(text, sizeof text - 1, device_) == 0) info.name = text;
+  if (a.cuDeviceGetName(text, sizeof text - 1, device) == 0) info.name = text;
   char bus[64] = {};
-  if (a.cuDeviceGetPCIBusId(bus, sizeof bus - 1, device_) == 0) info.pci_bus_id = bus;
+  if (a.cuDeviceGetPCIBusId(bus, sizeof bus - 1, device) == 0) info.pci_bus_id = bus;
   struct {
     int attribute;
     int* out;
@@ -125,12 +124,18 @@ Status Gpu::open(int ordinal, check::DeviceInfo& info, std::vector<check::Phase>
                     {attr::l2_cache_size, &info.l2_bytes}};
   for (auto& e : attributes)
     if (auto s = cu_check("cuDeviceGetAttribute(" + std::to_string(e.attribute) + ")",
-                          a.cuDeviceGetAttribute(e.out, e.attribute, device_));
+                          a.cuDeviceGetAttribute(e.out, e.attribute, device));
         !s)
       return s;
-  sms_ = std::max(1, info.facts.sms);
   std::size_t total = 0;
-  if (a.cuDeviceTotalMem(&total, device_) == 0) info.total_memory = total;
+  if (a.cuDeviceTotalMem(&total, device) == 0) info.total_memory = total;
+  return ok_status();
+}
+
+Status Gpu::open(int ordinal, check::DeviceInfo& info, std::vector<check::Phase>& phases) {
+  const DriverApi& a = api_;
+  if (auto s = describe_device(a, ordinal, info, device_); !s) return s;
+  sms_ = std::max(1, info.facts.sms);
   auto start = std::chrono::steady_clock::now();
   CUcontext ctx = nullptr;
   if (auto s = cu_check("cuDevicePrimaryCtxRetain", a.cuDevicePrimaryCtxRetain(&ctx, device_)); !s) return s;

@@ -53,6 +53,12 @@ private:
   CUdeviceptr ptr_ = 0;
 };
 
+// Device `ordinal`'s name, PCI bus id, memory and attributes (compute
+// capability, SMs, clocks, bus width, L2), without a context: what `doctor
+// --gpu auto` asks when /proc does not list the GPUs, and the first half of
+// Gpu::open. `info.count` is set first.
+Status describe_device(const DriverApi& api, int ordinal, check::DeviceInfo& info, CUdevice& device);
+
 class Gpu {
 public:
   explicit Gpu(const DriverApi& api) : api_(api) {}

@@ -288,20 +288,20 @@ void skip_device_steps(const Emitter& out, const std::string& why) {
     out.skipped(name, why);
 }
 
-// cuInit, the device, the primary context, then every step.
-void run_driver(const check::ProbeRequest& request, const Libraries& libs, const Emitter& out) {
+// Loads nothing new: cuInit through the opened libcuda.so.1, the driver
+// record, and the entry points. nullopt when the driver is not usable (the
+// failed "driver" step is emitted, or skipped when libcuda did not load).
+std::optional<DriverApi> start_driver(const Libraries& libs, const Emitter& out, StepResult& step, check::DriverInfo& info) {
+  step.name = "driver";
   void* libcuda = libs.handle(Component::driver);
   if (!libcuda) {
     out.skipped("driver", "libcuda.so.1 did not load");
-    return skip_device_steps(out, "no driver");
+    return std::nullopt;
   }
   out.emit(check::begin_record("driver"));
-  StepResult step;
-  step.name = "driver";
   // cuInit and cuDriverGetVersion are plain symbols in every driver (and in
   // the stub, where both return 34); the rest is resolved once cuInit worked.
   DriverApi boot;
-  check::DriverInfo info;
   if (resolve(libcuda, "cuInit", boot.cuInit) && resolve(libcuda, "cuDriverGetVersion", boot.cuDriverGetVersion)) {
     boot.cuDriverGetVersion(&info.version);
     auto start = std::chrono::steady_clock::now();
@@ -318,9 +318,39 @@ void run_driver(const check::ProbeRequest& request, const Libraries& libs, const
                       : info.init_result != 0 ? cu_error("cuInit", info.init_result)
                                               : "the driver lacks " + d.missing.front();
     out.step(failed(step, make_error(ErrorCode::internal, why)));
-    return skip_device_steps(out, "the driver is not usable");
+    return std::nullopt;
   }
-  Gpu gpu(d.api);
+  return d.api;
+}
+
+// doctor --gpu auto where /proc does not list the GPUs: every device's
+// facts, one "device" record each, without creating a context.
+void list_devices(const Libraries& libs, const Emitter& out) {
+  StepResult step;
+  check::DriverInfo info;
+  auto api = start_driver(libs, out, step, info);
+  if (!api) return;
+  check::DeviceInfo first;
+  CUdevice handle{};
+  Status s = describe_device(*api, 0, first, handle);
+  for (int i = 0; s && i < first.count; ++i) {
+    check::DeviceInfo device;
+    s = i == 0 ? (device = first, ok_status()) : describe_device(*api, i, device, handle);
+    if (s) out.emit(check::device_record(device));
+  }
+  if (!s) return out.step(failed(step, s.error()));
+  step.status = StepStatus::pass;
+  step.detail = std::to_string(first.count) + " device(s)";
+  out.step(step);
+}
+
+// cuInit, the device, the primary context, then every step.
+void run_driver(const check::ProbeRequest& request, const Libraries& libs, const Emitter& out) {
+  StepResult step;
+  check::DriverInfo info;
+  auto api = start_driver(libs, out, step, info);
+  if (!api) return skip_device_steps(out, libs.handle(Component::driver) ? "the driver is not usable" : "no driver");
+  Gpu gpu(*api);
   check::DeviceInfo device;
   std::vector<check::Phase> phases;
   Status opened = gpu.open(request.device, device, phases);
@@ -345,6 +375,7 @@ int run_probe(const check::ProbeRequest& request, int out_fd) {
   out.emit(check::start_record(llp ? std::optional<std::string>(llp) : std::nullopt));
   Libraries libs = open_all(request, out);
   if (!request.link_only_arch.empty()) link_only(request, libs, out);
+  else if (request.devices_only) list_devices(libs, out);
   else run_driver(request, libs, out);
   out.emit(check::end_record());
   return 0;

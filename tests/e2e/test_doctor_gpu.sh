@@ -96,6 +96,17 @@ expect_eq "$(json "$scratch/wheel.json" "[f['fix'] for f in j['findings'] if f['
 expect_eq "$(json "$scratch/wheel.json" "'lib/$pyver/site-packages/${ext##*/}' in [f for f in j['findings'] if f['code'] == 'no-kernel-image'][0]['affects']")" \
   True "the extension that loads it is affected"
 
+note "--gpu auto: /proc's model names, else the driver's list through the probe child"
+if [ -d /proc/driver/nvidia/gpus ] || [ -e /dev/nvidiactl ]; then
+  status=0
+  "$CONDACUDA" doctor -p "$env" --gpu auto --json > "$scratch/auto.json" 2> "$scratch/auto.err" || status=$?
+  [ "$status" != 2 ] || { cat "$scratch/auto.err" >&2; fail "--gpu auto found no GPU on a machine with the driver"; }
+else
+  expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu auto > /dev/null 2> "$scratch/auto.err"
+  grep -q "^condacuda: --gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/\*/information; libcuda.so.1 does not load: " \
+    "$scratch/auto.err" || { cat "$scratch/auto.err" >&2; fail "--gpu auto without a GPU: why the driver listed none"; }
+fi
+
 note "a GPU the table does not know is a usage error"
 expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu "Z9000" > /dev/null 2> "$scratch/err"
 grep -q "unknown GPU 'Z9000'" "$scratch/err" || fail "no message for an unknown GPU"

@@ -1,0 +1,60 @@
+#include "app/visible_gpus.hpp"
+
+#include <cstdlib>
+
+#include "check/protocol.hpp"
+#include "check/verdict.hpp"
+#include "sys/child_process.hpp"
+#include "sys/machine.hpp"
+#include "sys/posix.hpp"
+
+namespace condacuda::app {
+
+namespace {
+constexpr double probe_timeout_s = 60; // cuInit on a cold GPU without persistence mode takes seconds
+
+// Why the probe listed no device, in one phrase.
+std::string why_none(const check::ProbeResult& probe, const sys::ChildRun& run) {
+  if (!run.outcome.started) return "the probe did not start: " + run.outcome.spawn_error;
+  if (run.outcome.timed_out || run.outcome.signal) return "the probe " + check::describe(run.outcome, probe_timeout_s);
+  for (const auto& l : probe.libraries)
+    if (l.component == check::Component::driver && !l.loaded) return "libcuda.so.1 does not load: " + l.error;
+  if (const check::StepResult* s = probe.step("driver"); s && !s->error.empty()) return s->error;
+  return "the driver lists no device";
+}
+} // namespace
+
+Result<std::vector<doctor::Device>> visible_gpus(const doctor::GpuTable& table) {
+  std::vector<doctor::Device> out;
+  std::vector<std::string> models = sys::read_gpu_models();
+  for (const auto& m : models) {
+    auto d = doctor::parse_device(m, table);
+    if (!d) return d.error();
+    out.push_back(*d);
+  }
+  if (!out.empty()) return out;
+  check::ProbeRequest request;
+  request.libraries = {{check::Component::driver, "libcuda.so.1"}};
+  request.devices_only = true;
+  const char* llp = std::getenv("LD_LIBRARY_PATH");
+  sys::ChildRun run = sys::run_child({sys::self_executable(), {"__probe", "--request", check::request_json(request).dump(-1)},
+                                      sys::environment_with(llp ? std::optional<std::string>(llp) : std::nullopt),
+                                      probe_timeout_s});
+  check::ProbeResult probe = check::fold_records(run.stdout_text);
+  for (const auto& info : probe.devices) {
+    // The table's name when it knows the model, else the compute capability the driver reports.
+    auto named = doctor::parse_device(info.name, table);
+    out.push_back(named && named->major == info.facts.cc_major && named->minor == info.facts.cc_minor
+                      ? *named
+                      : doctor::Device{info.name.empty() ? std::to_string(info.facts.cc_major) + "." +
+                                                                std::to_string(info.facts.cc_minor)
+                                                          : info.name,
+                                       info.facts.cc_major, info.facts.cc_minor});
+  }
+  if (out.empty())
+    return make_error(ErrorCode::bad_input, "--gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/*/information; " +
+                                                why_none(probe, run) + ")");
+  return out;
+}
+
+} // namespace condacuda::app
