@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "app/plan_request.hpp"
 #include "app/visible_gpus.hpp"
@@ -83,7 +84,15 @@ Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& 
   sys::FatbinCache cache(sys::FatbinCache::default_path());
   std::vector<std::string> warnings;
   cache.load(warnings);
-  auto fatbin_of = [&](const std::string& path) { return cache.summary(path); };
+  std::set<std::string> damaged;
+  const std::string prefix = report.inputs.env.prefix + "/";
+  auto fatbin_of = [&](const std::string& path) {
+    auto code = cache.summary(path);
+    if (code && !code->problems.empty() && damaged.insert(path).second)
+      warnings.push_back((path.starts_with(prefix) ? path.substr(prefix.size()) : path) + ": damaged fatbin (" +
+                         code->problems.front() + "): its GPU verdict covers only the entries that could be read");
+    return code;
+  };
   auto releases = lock::embedded_release_table(); // names the release that adds an architecture
   for (auto& f : doctor::coverage_findings(report, fatbin_of, *devices, driver, *table, releases ? &*releases : nullptr))
     report.findings.push_back(std::move(f));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Hostile files named like CUDA libraries in an env: a truncated ELF, random
 # bytes behind an ELF ident and without one, a directory, a FIFO (opening it
-# for reading waits for a writer) and a symlink loop. `info` and `doctor` must end, must not
+# for reading waits for a writer) and a symlink loop; then damaged CUDA fat
+# binaries (docs/fatbin.md). `info` and `doctor` must end, must not
 # crash (no exit status >= 128), must keep to their documented exit codes,
 # and must name the damaged file where they report on it.
 source "$(dirname "$0")/lib.sh"
@@ -80,4 +81,67 @@ has "$info_text" "lib/libcublas.so.12: not a usable ELF file: dynamic section ex
 has "$info_text" "lib/libcusparse.so.12: not a usable ELF file: " info
 has "$info_text" "lib/libnvJitLink.so.12: cannot read: not a regular file (a FIFO)" info
 has "$info_text" "lib/libcufft.so.11: symbolic link loop" info
+note "damaged fatbins: info and doctor --gpu end, do not crash, and name the damaged file"
+fenv=$scratch/fatbin-env
+mkdir -p "$fenv/conda-meta" "$fenv/lib"
+touch "$fenv/conda-meta/history"
+# Each library a real ELF file with a crafted .nv_fatbin section (objcopy),
+# laid out as docs/fatbin.md describes: a container claiming 1 GiB; an entry
+# claiming a header and payload past its container; a truncated last entry;
+# 200000 empty 64-byte entries (a long walk with nothing in it, then a real
+# sm_90 entry); and a section header whose offset lies past the end of the file.
+python3 - "$scratch" << 'PY'
+import struct, sys
+d = sys.argv[1]
+def entry(kind=2, header=64, payload=0, arch=80, major=1, minor=8, flags=0x11, written=None):
+    head = struct.pack("<HHIQIIHHIIIQQQ", kind, 0x101, header, payload, 0, 64 if kind == 1 else 0, minor, major, arch, 0, 0, flags, 0, 0)
+    return head + bytes(max(0, header - 64)) + b"\x5a" * (payload if written is None else written)
+def container(body, claimed=None):
+    data = struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(body) if claimed is None else claimed) + body
+    return data + bytes(-len(data) % 8)
+sections = {
+    "huge": container(entry(payload=16), claimed=1 << 30),
+    "past": container(entry(header=64, payload=1 << 40, written=16)),
+    "truncated": container(entry(arch=80, payload=8) + entry(arch=86, payload=8))[:-20],
+    "walk": container(entry(kind=2, arch=0, payload=0) * 200000 + entry(arch=90, payload=8)),
+}
+for name, data in sections.items():
+    open("%s/fatbin-%s.bin" % (d, name), "wb").write(data)
+PY
+printf 'int f(void) { return 0; }\n' > "$scratch/f.c"
+fatlib() { # SONAME SECTION-FILE: lib/SONAME with that .nv_fatbin
+  gcc -shared -fPIC -Wl,-soname,"$1" -o "$scratch/$1.plain" "$scratch/f.c"
+  objcopy --add-section .nv_fatbin="$2" "$scratch/$1.plain" "$fenv/lib/$1"
+}
+fatlib libcusolver.so.11 "$scratch/fatbin-huge.bin"
+fatlib libcurand.so.10 "$scratch/fatbin-past.bin"
+fatlib libcublasLt.so.12 "$scratch/fatbin-truncated.bin"
+fatlib libnvrtc.so.12 "$scratch/fatbin-walk.bin"
+fatlib libnccl.so.2 "$scratch/fatbin-walk.bin"
+# libnccl.so.2: its section headers' offset moved past the end of the file.
+python3 - "$fenv/lib/libnccl.so.2" << 'PY'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+struct.pack_into("<Q", b, 0x28, len(b) + 4096)
+open(p, "wb").write(b)
+PY
+# shellcheck disable=SC2016 # $ORIGIN is for the loader
+gcc -shared -fPIC -o "$fenv/lib/libuser.so" "$scratch/consumer.c" -Wl,--no-as-needed -Wl,-rpath,'$ORIGIN' \
+  -L"$fenv/lib" -l:libcusolver.so.11 -l:libcurand.so.10 -l:libcublasLt.so.12 -l:libnvrtc.so.12
+run_bounded fatbin-info info -p "$fenv" --json
+expect_eq "$status" 0 "info on damaged fatbins"
+expect_eq "$(json "$scratch/fatbin-info.out" "sorted(c['soname'] for c in j['components'] if c['gpu_code'] and c['gpu_code']['problems'])")" \
+  "['libcublasLt.so.12', 'libcurand.so.10', 'libcusolver.so.11']" "the damaged fatbins info names"
+expect_eq "$(json "$scratch/fatbin-info.out" "[c['gpu_code']['sass'] for c in j['components'] if c['soname'] == 'libnvrtc.so.12']")" \
+  "[['sm_90']]" "the sm_90 entry after 200000 empty ones"
+expect_eq "$(json "$scratch/fatbin-info.out" "[c['gpu_code'] for c in j['components'] if c['soname'] == 'libcublasLt.so.12'][0]['sass']")" \
+  "[]" "a container that claims more than its section holds is not read at all"
+run_bounded fatbin-doctor doctor -p "$fenv" --gpu H100 --gpu V100 --driver 580.65.06 --json
+case "$status" in 0 | 1) ;; *) fail "doctor --gpu exit status $status is not 0 or 1" ;; esac
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$scratch/fatbin-doctor.out" || fail "doctor --gpu --json is not JSON"
+for so in libcusolver.so.11 libcurand.so.10 libcublasLt.so.12; do
+  grep -q "lib/$so: damaged fatbin (" "$scratch/fatbin-doctor.err" || fail "doctor --gpu does not name the damaged fatbin of $so"
+done
+
 note "hostile ELF files: info and doctor end, do not crash, and name the files"
