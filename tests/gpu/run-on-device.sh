@@ -1,46 +1,50 @@
 #!/usr/bin/env bash
-# The device run of `condacuda check` (one call, about 3-5 minutes on an H200;
-# see the README section "GPU check"). From a session that has a device:
+# The device run of condacuda (README, "GPU check"): one call on a machine with
+# an NVIDIA GPU, with what tests/gpu/prepare-device.sh built here carried in
+# .device/ (nothing is built there):
 #
+#   bash tests/gpu/prepare-device.sh                  # here
 #   run(command="bash tests/gpu/run-on-device.sh", carry=[".device"], timeout_s=540)
 #
-# Steps:
-#   0. facts: nvidia-smi (driver, persistence mode, clocks)
-#   1. condacuda: built there (cmake + ninja, Release, no tests); if the
-#      image lacks a build dependency, the binary carried in .device/condacuda
-#      (built here: static C++ runtime, only libc and libm needed)
-#   2. `condacuda check --json` on /opt/torch/.venv (the real PyTorch 2.11 +
-#      CUDA 13 wheel layout) at full sizes, twice: cold, then warm -> check.json
-#   3. `check --quick --python --json`: torch, jax, cupy imported and run with
-#      the activated environment -> check-python.json
-#   4. the same sizes through torch (tests/gpu/torch_side_by_side.py) -> torch.json
-#   5. the seed scenario for real: an older libnvJitLink.so.13 planted on
-#      LD_LIBRARY_PATH; `import torch` as is; doctor names it; check --as-is
-#      fails on cuSPARSE; `condacuda run` and the planned folders make torch
-#      import and the check pass; repair's hook (if repair can write the env)
-#      does too; undo -> seed.json
-#   6. summary.txt: the check's figures, torch's, the ratios, the targets
-#      (whole check <= 2 s wall; bf16 GEMM >= 90 % of torch's; SpMV >= 60 % of
-#      the measured copy bandwidth); log.txt: everything printed.
+# Steps, each under `timeout`, all within one time guard (default 480 s: the
+# whole run <= 8 minutes; a step that would not fit is skipped and recorded):
+#   0. facts: nvidia-smi, the driver, the kernel, the binary
+#   1. doctor --gpu auto: the static prediction for this GPU, from the env's
+#      fatbins -> doctor-gpu.json
+#   2. check --json at full sizes, cold then warm -> check.json (the loader
+#      and coverage predictions next to what the device did)
+#   3. check --quick --python: torch, jax, cupy with the activated env
+#   4. the same sizes through torch (torch_side_by_side.py) -> torch.json
+#   5. the seed scenario: the older libnvJitLink.so.13 prepended to the image's
+#      LD_LIBRARY_PATH; import torch as is; doctor names it; check --as-is
+#      fails on cuSPARSE; `condacuda run` and the planned folders pass; the
+#      repair hook (if repair can write the env) does too; undo -> seed.json
+# After every step run.json (every fact so far), seed.json and summary.txt
+# (tests/gpu/summarize_device_run.py) are rewritten: a run cut short still
+# reports what it saw. log.txt has everything printed.
 # Environment: OUT (the folder that comes back; default /tmp/condacuda-device),
-# CONDACUDA_DEVICE_ENV (default /opt/torch/.venv), CONDACUDA_PREBUILT=1 to
-# skip the build and use .device/condacuda.
+# CONDACUDA_DEVICE_ENV (default /opt/torch/.venv), CONDACUDA_DEVICE_BIN
+# (default .device/condacuda), CONDACUDA_DEVICE_OLD (the folder of the planted
+# libnvJitLink.so.13; default .device/old-cuda/lib64), CONDACUDA_DEVICE_BUDGET_S.
 set -uo pipefail # not -e: every step reports, and the summary is always written
 
 OUT=${OUT:-/tmp/condacuda-device}
 ENV_PREFIX=${CONDACUDA_DEVICE_ENV:-/opt/torch/.venv}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-# shellcheck source=../tools/old_nvjitlink13.sh
-source "$here/../tools/old_nvjitlink13.sh"
+bin=${CONDACUDA_DEVICE_BIN:-$root/.device/condacuda}
+old=${CONDACUDA_DEVICE_OLD:-$root/.device/old-cuda/lib64}
+budget=${CONDACUDA_DEVICE_BUDGET_S:-480}
+started=$(date +%s)
 work=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-device.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
 
-facts=$work/facts.tsv # key<TAB>value, turned into run.json at the end
+facts=$work/facts.tsv # key<TAB>value, in the order recorded
 : > "$facts"
-record() { printf '%s\t%s\n' "$1" "$2" >> "$facts"; }
-section() { echo; echo "=== $*"; }
+record() { printf '%s\t%s\n' "$1" "${2//$'\n'/ }" >> "$facts"; }
+section() { echo; echo "=== $* ($(( $(date +%s) - started )) s in)"; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "print(round($2 - $1, 3))"; }
 jget() { python3 -c 'import json, sys
@@ -51,101 +55,131 @@ except Exception as e:
     print("n/a (%s)" % e)' "$1" "$2"; }
 python=$ENV_PREFIX/bin/python3
 
-section "0. facts"
-nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.sm,clocks.max.sm,clocks.mem,memory.total \
-  --format=csv 2>&1 | tee "$work/smi.txt"
-record nvidia_smi "$(tail -1 "$work/smi.txt")"
-record env "$ENV_PREFIX"
-[ -x "$python" ] || echo "no python at $python"
-
-section "1. condacuda"
-bin=""
-if [ "${CONDACUDA_PREBUILT:-0}" != 1 ] && command -v cmake > /dev/null && command -v ninja > /dev/null; then
-  t0=$(now)
-  if cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCONDACUDA_BUILD_TESTS=OFF \
-       > "$work/cmake.log" 2>&1 && timeout 300 ninja -C "$work/build" condacuda > "$work/ninja.log" 2>&1; then
-    bin=$work/build/src/condacuda
-    record build "built here in $(elapsed "$t0" "$(now)") s"
-  else
-    echo "building here failed (last lines):"
-    tail -5 "$work/cmake.log" "$work/ninja.log" 2> /dev/null
-    record build_error "$(grep -m1 -iE 'could not find|error' "$work/cmake.log" "$work/ninja.log" 2> /dev/null | head -1)"
+# bounded LIMIT CMD...: CMD under `timeout`, at most LIMIT seconds and never
+# past the time guard (10 s kept for the summary); 124 without running it
+# when fewer than 5 s would be left.
+bounded() {
+  local limit=$1 left
+  shift
+  left=$(( budget - ($(date +%s) - started) - 10 ))
+  [ "$left" -lt "$limit" ] && limit=$left
+  if [ "$limit" -lt 5 ]; then
+    echo "time guard: not run: $*"
+    record "time guard" "skipped $(basename "$1") ${2:-} after $(( $(date +%s) - started )) s"
+    return 124
   fi
+  timeout -k 5 "$limit" "$@"
+}
+
+# flush: run.json, seed.json and summary.txt from what was recorded so far.
+flush() {
+  python3 - "$facts" "$OUT" << 'PY'
+import json, sys
+facts = [line.rstrip("\n").split("\t", 1) for line in open(sys.argv[1]) if "\t" in line]
+seed = {k: v for k, v in facts if k.startswith("seed:")}
+run = {}
+for k, v in facts:
+    if not k.startswith("seed:"):
+        run[k] = v if k not in run else run[k] + "; " + v
+json.dump(run, open(sys.argv[2] + "/run.json", "w"), indent=1)
+json.dump({k[len("seed: "):]: v for k, v in seed.items()}, open(sys.argv[2] + "/seed.json", "w"), indent=1)
+PY
+  timeout 30 python3 "$here/summarize_device_run.py" "$OUT" > /dev/null 2>&1 || echo "(the summary could not be written)"
+}
+
+section "0. facts"
+bounded 30 nvidia-smi --query-gpu=name,driver_version,persistence_mode,clocks.sm,clocks.max.sm,clocks.mem,memory.total \
+  --format=csv > "$work/smi.txt" 2>&1
+record nvidia_smi "$(tail -1 "$work/smi.txt")"
+record driver "$(head -1 /proc/driver/nvidia/version 2> /dev/null || echo 'no /proc/driver/nvidia/version')"
+record kernel "$(uname -sr)"
+record env "$ENV_PREFIX"
+record ld_library_path "${LD_LIBRARY_PATH:-(unset)}"
+if ! [ -x "$bin" ] || ! bounded 20 "$bin" --version > "$work/version.txt" 2>&1; then
+  record condacuda "none usable at $bin: run tests/gpu/prepare-device.sh and carry .device"
+  flush
+  cat "$OUT/summary.txt" 2> /dev/null
+  exit 1
 fi
-if [ -z "$bin" ] && [ -x "$root/.device/condacuda" ]; then
-  bin=$root/.device/condacuda
-  record build "carried .device/condacuda"
-fi
-if [ -z "$bin" ] || ! "$bin" --version; then
-  echo "no usable condacuda: carry .device/condacuda (see the header of this script)"
-  record build "none"
-  bin=false
-fi
+record condacuda "$(head -1 "$work/version.txt")"
+[ -x "$python" ] || record python "no python at $python"
+flush
+
+section "1. doctor --gpu auto: the static prediction for this machine's GPU"
+bounded 90 "$bin" doctor -p "$ENV_PREFIX" --gpu auto --json > "$OUT/doctor-gpu.json" 2> "$work/doctor-gpu.err"
+record "doctor --gpu auto" "exit $?: $(tail -1 "$work/doctor-gpu.err")"
+record "doctor --gpu auto findings" "$(jget "$OUT/doctor-gpu.json" '[(f["code"], f["library"], f["title"]) for f in j["findings"] if f["code"] in ("no-kernel-image", "ptx-jit-only", "driver-too-old")]')"
+flush
 
 section "2. check, full sizes, cold then warm"
 for run in cold warm; do
   t0=$(now)
-  timeout 300 "$bin" check -p "$ENV_PREFIX" --json > "$work/check-$run.json"
+  bounded 150 "$bin" check -p "$ENV_PREFIX" --json > "$work/check-$run.json"
   status=$?
   wall=$(elapsed "$t0" "$(now)")
   record "check_${run}_exit" "$status"
   record "check_${run}_wall_s" "$wall"
   echo "$run: exit $status in $wall s: $(jget "$work/check-$run.json" 'j["reason"]')"
+  [ -s "$work/check-$run.json" ] && cp "$work/check-$run.json" "$OUT/check.json"
+  flush
 done
-cp "$work/check-warm.json" "$OUT/check.json"
-"$bin" check -p "$ENV_PREFIX" > "$work/check.txt" 2>&1 # the text form, for the log
+record "check: child started with" "$(jget "$OUT/check.json" 'j["probe"]["started_with"]')"
+record "check: loader predictions agree" "$(jget "$OUT/check.json" 'all(l["prediction_matches"] for l in j["libraries"]) and j["loaded_objects"]["matches"]')"
+record "check: coverage prediction" "$(jget "$OUT/check.json" '[(c["component"], c["device"], c["predicted"], c["target"], c["observed"], c["matches"]) for c in j["gpu_coverage"]]')"
+record "check: warnings" "$(jget "$OUT/check.json" '[(w["code"], w["message"][:160]) for w in j["warnings"]]')"
+bounded 60 "$bin" check -p "$ENV_PREFIX" --quick > "$work/check.txt" 2>&1 # the text form, for the log
 cat "$work/check.txt"
+flush
 
 section "3. check --quick --python"
-timeout 300 "$bin" check -p "$ENV_PREFIX" --quick --python --json > "$OUT/check-python.json"
+bounded 150 "$bin" check -p "$ENV_PREFIX" --quick --python --json > "$OUT/check-python.json"
 record check_python_exit "$?"
-echo "python: $(jget "$OUT/check-python.json" '[(p["framework"], p["status"], p["detail"] or p["error"]) for p in j["python"]]')"
+record check_python "$(jget "$OUT/check-python.json" '[(p["framework"], p["status"], p["detail"] or p["error"]) for p in j["python"]]')"
+flush
 
 section "4. the same sizes through torch"
-timeout 300 "$python" "$here/torch_side_by_side.py" > "$OUT/torch.json"
+bounded 150 "$python" "$here/torch_side_by_side.py" > "$OUT/torch.json"
 record torch_exit "$?"
 cat "$OUT/torch.json"
+flush
 
-section "5. the seed scenario: an older libnvJitLink.so.13 on LD_LIBRARY_PATH"
-old=$work/old-cuda/lib64
-build_old_nvjitlink13 "$old" "$work/old-src" || record seed_error "could not build the planted library"
+section "5. the seed scenario: an older libnvJitLink.so.13 prepended to LD_LIBRARY_PATH"
+planted=$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+record "seed: LD_LIBRARY_PATH" "$planted"
+[ -e "$old/libnvJitLink.so.13" ] || record "seed: error" "no planted library at $old/libnvJitLink.so.13 (prepare-device.sh)"
 probe_torch='import torch; x = torch.ones(1024, device="cuda"); print("torch", torch.__version__, torch.cuda.get_device_name(0), float(x.sum()))'
-
-LD_LIBRARY_PATH=$old timeout 120 "$python" -c "$probe_torch" > "$work/import.txt" 2>&1
-record "import torch as is" "exit $?: $(tail -1 "$work/import.txt")"
-LD_LIBRARY_PATH=$old timeout 120 "$bin" doctor -p "$ENV_PREFIX" --json > "$work/doctor.json"
-record "doctor as is" "exit $?: $(jget "$work/doctor.json" '[(f["code"], f["library"], f["resolved_path"], f["via_entry"]) for f in j["findings"] if f["severity"] == "error"]')"
-LD_LIBRARY_PATH=$old timeout 120 "$bin" check -p "$ENV_PREFIX" --as-is --quick --json > "$work/check-asis.json"
-record "check --as-is" "exit $?: $(jget "$work/check-asis.json" 'j["reason"]')"
-record "check --as-is findings" "$(jget "$work/check-asis.json" '[(f["code"], f["library"], f["via_entry"]) for f in j["findings"]]')"
-record "check --as-is predictions agree" "$(jget "$work/check-asis.json" 'all(l["prediction_matches"] for l in j["libraries"]) and j["loaded_objects"]["matches"]')"
-LD_LIBRARY_PATH=$old timeout 120 "$bin" check -p "$ENV_PREFIX" --quick --json > "$work/check-plan.json"
-record "check (planned folders)" "exit $?: $(jget "$work/check-plan.json" 'j["reason"]') [$(jget "$work/check-plan.json" 'j["ld_library_path"]["source"]')]"
-LD_LIBRARY_PATH=$old timeout 120 "$bin" run -p "$ENV_PREFIX" -- "$python" -c "$probe_torch" > "$work/run.txt" 2>&1
-record "condacuda run -- import torch" "exit $?: $(tail -1 "$work/run.txt")"
-LD_LIBRARY_PATH=$old timeout 120 "$bin" repair -p "$ENV_PREFIX" > "$work/repair.txt" 2>&1
+seed() { # NAME LIMIT CMD...: CMD with the planted LD_LIBRARY_PATH, its exit status and last line recorded
+  local name=$1 limit=$2
+  shift 2
+  LD_LIBRARY_PATH=$planted bounded "$limit" "$@" > "$work/seed.out" 2>&1
+  record "seed: $name" "exit $?: $(tail -1 "$work/seed.out")"
+  flush
+}
+seed "import torch as is" 90 "$python" -c "$probe_torch"
+LD_LIBRARY_PATH=$planted bounded 60 "$bin" doctor -p "$ENV_PREFIX" --json > "$work/doctor.json"
+record "seed: doctor as is" "exit $?: $(jget "$work/doctor.json" '[(f["code"], f["library"], f["resolved_path"], f["via_entry"]) for f in j["findings"] if f["severity"] == "error"]')"
+LD_LIBRARY_PATH=$planted bounded 90 "$bin" check -p "$ENV_PREFIX" --as-is --quick --json > "$work/check-asis.json"
+record "seed: check --as-is" "exit $?: $(jget "$work/check-asis.json" 'j["reason"]')"
+record "seed: check --as-is findings" "$(jget "$work/check-asis.json" '[(f["code"], f["library"], f["via_entry"]) for f in j["findings"]]')"
+record "seed: check --as-is predictions agree" "$(jget "$work/check-asis.json" 'all(l["prediction_matches"] for l in j["libraries"]) and j["loaded_objects"]["matches"]')"
+LD_LIBRARY_PATH=$planted bounded 90 "$bin" check -p "$ENV_PREFIX" --quick --json > "$work/check-plan.json"
+record "seed: check (planned folders)" "exit $?: $(jget "$work/check-plan.json" 'j["reason"]') [$(jget "$work/check-plan.json" 'j["ld_library_path"]["source"]')]"
+flush
+seed "condacuda run -- import torch" 90 "$bin" run -p "$ENV_PREFIX" -- "$python" -c "$probe_torch"
+LD_LIBRARY_PATH=$planted bounded 60 "$bin" repair -p "$ENV_PREFIX" > "$work/repair.txt" 2>&1
 repair_status=$?
-record "repair" "exit $repair_status: $(tail -1 "$work/repair.txt")"
+record "seed: repair" "exit $repair_status: $(tail -1 "$work/repair.txt")"
 if [ "$repair_status" = 0 ]; then
-  LD_LIBRARY_PATH=$old timeout 120 "$bin" check -p "$ENV_PREFIX" --quick --json > "$work/check-hook.json"
-  record "check after repair (hook)" "exit $?: $(jget "$work/check-hook.json" 'j["reason"]') [$(jget "$work/check-hook.json" 'j["ld_library_path"]["source"]')]"
+  LD_LIBRARY_PATH=$planted bounded 90 "$bin" check -p "$ENV_PREFIX" --quick --json > "$work/check-hook.json"
+  record "seed: check after repair (hook)" "exit $?: $(jget "$work/check-hook.json" 'j["reason"]') [$(jget "$work/check-hook.json" 'j["ld_library_path"]["source"]')]"
   hook=$ENV_PREFIX/etc/conda/activate.d/condacuda.sh
-  if [ -f "$hook" ]; then
-    LD_LIBRARY_PATH=$old CONDA_PREFIX=$ENV_PREFIX timeout 120 bash -c ". '$hook' && exec '$python' -c '$probe_torch'" > "$work/hook.txt" 2>&1
-    record "import torch with the hook sourced" "exit $?: $(tail -1 "$work/hook.txt")"
-  fi
-  timeout 120 "$bin" undo -p "$ENV_PREFIX" > "$work/undo.txt" 2>&1
-  record "undo" "exit $?: $(tail -1 "$work/undo.txt")"
+  [ -f "$hook" ] && seed "import torch with the hook sourced" 90 \
+    env CONDA_PREFIX="$ENV_PREFIX" bash -c ". '$hook' && exec '$python' -c '$probe_torch'"
+  bounded 60 "$bin" undo -p "$ENV_PREFIX" > "$work/undo.txt" 2>&1
+  record "seed: undo" "exit $?: $(tail -1 "$work/undo.txt")"
 fi
-python3 - "$facts" "$OUT/seed.json" "$OUT/run.json" << 'PY'
-import json, sys
-facts = [line.rstrip("\n").split("\t", 1) for line in open(sys.argv[1]) if "\t" in line]
-seed_keys = [k for k, _ in facts if k.startswith(("import", "doctor", "check --", "check (", "condacuda run", "repair", "check after", "undo", "seed"))]
-json.dump({k: v for k, v in facts if k in seed_keys}, open(sys.argv[2], "w"), indent=1)
-json.dump({k: v for k, v in facts if k not in seed_keys}, open(sys.argv[3], "w"), indent=1)
-PY
-cat "$OUT/seed.json"
 
 section "6. summary"
-python3 "$here/summarize_device_run.py" "$OUT"
-rm -rf "$work"
+record "wall_s" "$(( $(date +%s) - started ))"
+flush
+cat "$OUT/summary.txt" 2> /dev/null

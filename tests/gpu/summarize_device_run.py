@@ -55,7 +55,9 @@ def main():
     lines.append("targets")
     for k, (value, ok) in targets.items():
         lines.append("  %-34s %-6s %s" % (k, "met" if ok else "MISSED", value))
-    lines.append("run: " + ", ".join("%s=%s" % kv for kv in run.items()))
+    lines.append("run")
+    for k, v in run.items():
+        lines.append("  %-34s %s" % (k, v))
     lines.append("seed scenario")
     for k, v in seed.items():
         lines.append("  %-34s %s" % (k, v))

@@ -25,3 +25,27 @@ case "$(json "$scratch/sm_70.json" "${s}['error']")" in
   "nvJitLinkCreate: NVJITLINK_ERROR_UNSUPPORTED_ARCH; error log: "*) ;;
   *) fail "sm_70: $(json "$scratch/sm_70.json" "${s}['error']")" ;;
 esac
+
+# A CUDA 12 nvJitLink still links for Volta (sm_70): the module's .target is
+# sm_50 for it. Tried with a real CUDA 12 toolkit's nvJitLink where this
+# machine has one (CONDACUDA_NVJITLINK12, or /usr/local/cuda-12.*).
+jit12=${CONDACUDA_NVJITLINK12:-}
+for candidate in /usr/local/cuda-12.*/lib64/libnvJitLink.so.12; do
+  [ -z "$jit12" ] && [ -e "$candidate" ] && jit12=$candidate
+done
+if [ -n "$jit12" ] && [ -e "$jit12" ]; then
+  pyver=$(python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
+  lib12=$scratch/cu12/lib/$pyver/site-packages/nvidia/nvjitlink/lib
+  mkdir -p "$lib12" "$scratch/cu12/bin"
+  printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3\n' > "$scratch/cu12/pyvenv.cfg"
+  cp -L "$jit12" "$lib12/libnvJitLink.so.12"
+  "$CONDACUDA" check -p "$scratch/cu12" --no-ld-library-path --link-only sm_70 --json > "$scratch/cu12-sm_70.json" || true
+  s='[s for s in j["steps"] if s["name"] == "jit-link"][0]'
+  expect_eq "$(json "$scratch/cu12-sm_70.json" "${s}['status']")" "pass" "CUDA 12 nvJitLink, sm_70: $(json "$scratch/cu12-sm_70.json" "${s}['error']")"
+  case "$(json "$scratch/cu12-sm_70.json" "${s}['detail']")" in
+    "PTX (.target sm_50) linked for sm_70 by nvJitLink 12."*) ;;
+    *) fail "CUDA 12, sm_70: $(json "$scratch/cu12-sm_70.json" "${s}['detail']")" ;;
+  esac
+else
+  note "no CUDA 12 nvJitLink on this machine (CONDACUDA_NVJITLINK12, /usr/local/cuda-12.*): the sm_70 link is not tried"
+fi
