@@ -4,11 +4,13 @@
 #   share/man/man1/condacuda.1               generated from the CLI definition
 #   share/bash-completion/completions/condacuda, share/zsh/site-functions/_condacuda,
 #   share/fish/vendor_completions.d/condacuda.fish   generated likewise
+#   share/doc/condacuda/LICENSE              the BSD-3-Clause license (CMAKE_INSTALL_DOCDIR)
 # and a Debian package through CPack (cpack -G DEB).
 include(GNUInstallDirs)
 install(TARGETS condacuda RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY templates/ DESTINATION ${CMAKE_INSTALL_DATADIR}/condacuda/templates)
 install(PROGRAMS hooks/post-link.sh hooks/pre-unlink.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/condacuda/hooks)
+install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Completions and the man page come from running the built binary, so they
 # cannot drift from the command line they describe.
@@ -38,6 +40,7 @@ endif()
 set(CPACK_PACKAGE_NAME condacuda)
 set(CPACK_PACKAGE_VENDOR "condacuda")
 set(CPACK_PACKAGE_CONTACT "condacuda maintainers")
+set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Make the CUDA libraries of conda and pip envs load correctly, and prove it")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)

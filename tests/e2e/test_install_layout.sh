@@ -2,7 +2,7 @@
 # `cmake --install` into a DESTDIR gives the documented tree; the installed
 # binary finds its share folder; the installed assets are the source's; the
 # man page renders without warnings; the completions are the generated ones;
-# CPack builds a .deb with the same tree.
+# the license is in share/doc/condacuda; CPack builds a .deb with the same tree.
 source "$(dirname "$0")/lib.sh"
 
 dest=$scratch/root
@@ -19,12 +19,15 @@ for f in usr/bin/condacuda \
          usr/share/man/man1/condacuda.1 \
          usr/share/bash-completion/completions/condacuda \
          usr/share/zsh/site-functions/_condacuda \
-         usr/share/fish/vendor_completions.d/condacuda.fish; do
+         usr/share/fish/vendor_completions.d/condacuda.fish \
+         usr/share/doc/condacuda/LICENSE; do
   grep -qx "$f" "$scratch/tree.txt" || fail "missing from the install: $f"
 done
-unexpected=$(grep -Ev '^usr/(bin/condacuda|share/(condacuda|man/man1|bash-completion|zsh|fish)/)' "$scratch/tree.txt" || true)
+unexpected=$(grep -Ev '^usr/(bin/condacuda|share/(condacuda|doc/condacuda|man/man1|bash-completion|zsh|fish)/)' "$scratch/tree.txt" || true)
 [ -z "$unexpected" ] || fail "files outside the documented tree: $unexpected"
 [ -x "$dest/usr/share/condacuda/hooks/post-link.sh" ] || fail "post-link.sh is not executable"
+cmp -s "$CONDACUDA_SOURCE_DIR/LICENSE" "$dest/usr/share/doc/condacuda/LICENSE" || fail "the installed LICENSE is not the source's"
+grep -q "^BSD 3-Clause License" "$dest/usr/share/doc/condacuda/LICENSE" || fail "the installed LICENSE is not BSD-3-Clause"
 
 note "the installed binary finds its share folder; the assets there are the source's"
 expect_eq "$("$dest/usr/bin/condacuda" --print-share-dir)" "$dest/usr/share/condacuda" "--print-share-dir"
