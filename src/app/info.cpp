@@ -1,5 +1,9 @@
 #include "app/info.hpp"
 
+#include <filesystem>
+
+#include "repair/hooks.hpp"
+
 #include "sys/env_discovery.hpp"
 #include "sys/env_scan.hpp"
 #include "sys/gpu_code.hpp"
@@ -16,12 +20,36 @@ Result<inventory::Inventory> info(const env::EnvRecord& env) {
   return inv;
 }
 
+namespace {
+// The hooks' staleness test (repair/hooks.hpp watched_folders), read the
+// same way: a watched folder newer than the env's etc/condacuda.
+bool changed_since_repair(const std::string& prefix, const repair::Manifest& manifest) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto repaired = fs::last_write_time(prefix + "/etc/condacuda", ec);
+  if (ec) return false;
+  for (const auto& folder : repair::watched_folders(manifest.folders)) {
+    const auto changed = fs::last_write_time(prefix + "/" + folder, ec);
+    if (!ec && changed > repaired) return true;
+  }
+  return false;
+}
+
+std::string repair_state(const env::EnvRecord& env, const std::string& cuda) {
+  auto manifest = sys::read_manifest(env.prefix);
+  if (!manifest) return "?";
+  if (!*manifest) return cuda == "none" || cuda == "?" ? "-" : "not repaired";
+  return changed_since_repair(env.prefix, **manifest) ? "stale" : "repaired";
+}
+} // namespace
+
 EnvList list() {
   auto context = sys::load_discovery_context();
   EnvList out{context.warnings, {}};
   for (const auto& env : sys::list_envs(context)) {
     ListedEnv row{env, "?", "-"};
     if (auto snapshot = sys::scan_env(env.prefix)) row.cuda = inventory::build_inventory(*snapshot).cuda_summary();
+    row.repair = repair_state(env, row.cuda);
     out.envs.push_back(std::move(row));
   }
   return out;

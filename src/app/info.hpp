@@ -16,7 +16,10 @@ Result<inventory::Inventory> info(const env::EnvRecord& env);
 struct ListedEnv {
   env::EnvRecord env;
   std::string cuda;   // "none", "12", "13", "mixed", or "?" when the scan failed
-  std::string health; // "ok", "fails", "-" (not checked)
+  // Without a doctor, from condacuda's manifest and the mtimes the hooks
+  // compare: "-" (no CUDA libraries), "not repaired", "repaired", "stale" (a
+  // folder the hook watches changed since the repair), "?" (unreadable manifest).
+  std::string repair;
 };
 
 struct EnvList {

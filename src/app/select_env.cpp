@@ -1,6 +1,7 @@
 #include "app/select_env.hpp"
 
 #include "sys/env_discovery.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::app {
 
@@ -26,6 +27,11 @@ EnvChoice select_env(const EnvRequest& request) {
   } else {
     choice.error = chosen.error();
     choice.found = sys::list_envs(context);
+    if (selection.name && !selection.prefix) {
+      std::vector<std::string> names;
+      for (const auto& e : *choice.found) names.push_back(e.name);
+      if (auto near = util::nearest(*selection.name, names)) choice.error->message += "; did you mean '" + *near + "'?";
+    }
   }
   return choice;
 }

@@ -47,7 +47,7 @@ Command add_check(CLI::App& root) {
   sub->add_option("--link-only", args->link_only, "Tests: link the check's PTX for this arch (sm_90), no driver")
       ->group("");
   return {sub, [args] {
-            auto env = choose_env(args->env);
+            auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
             app::CheckOptions options;
             options.env = *env;
@@ -59,13 +59,10 @@ Command add_check(CLI::App& root) {
             options.timeout_s = args->timeout;
             options.link_only_arch = args->link_only;
             auto report = app::check(options);
-            if (!report) {
-              print_error(report.error().describe());
-              return cli::exit_code_for(report.error());
-            }
+            if (!report) return fail(report.error(), args->out);
             int code = exit_code_for(report->outcome);
-            if (args->out.json) emit(report::check_json(*report, code).dump() + "\n");
-            else {
+            if (args->out.json) return emit_document(report::check_json(*report, code), check::to_string(report->outcome), code);
+            {
               const report::Style style = style_for(args->out);
               emit_text(report::check_text(*report, style), style);
             }

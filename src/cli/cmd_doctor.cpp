@@ -39,25 +39,23 @@ Command add_doctor(CLI::App& root) {
                   "Assume this NVIDIA driver version (e.g. 535.104.05) instead of the visible one");
   sub->add_option("--gpus", args->gpu_table, "GPU table to use (default: the embedded templates/gpus.yml)");
   return {sub, [args] {
-            auto env = choose_env(args->env);
+            auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
             std::optional<doctor::LaunchContext> context;
             if (args->context == "activated") context = doctor::LaunchContext::activated;
             if (args->context == "not-activated") context = doctor::LaunchContext::not_activated;
             auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context,
                                        args->gpus, args->driver, args->gpu_table});
-            if (!report) {
-              print_error(report.error().describe());
-              return exit_code_for(report.error());
-            }
+            if (!report) return fail(report.error(), args->out);
             for (const auto& w : report->inputs.inventory.warnings) print_warning(w);
+            const int code = report->healthy() ? int(exit_ok) : int(exit_problems);
+            if (args->out.json) return emit_document(report::doctor_json(*report), report->healthy() ? "healthy" : "problems", code);
             if (args->dot) emit_text(report::doctor_dot(*report), {});
-            else if (args->out.json) emit(report::doctor_json(*report).dump() + "\n");
             else {
               const report::Style style = style_for(args->out);
               emit_text(report::doctor_text(*report, style, args->verbose), style);
             }
-            return report->healthy() ? int(exit_ok) : int(exit_problems);
+            return code;
           }};
 }
 

@@ -15,15 +15,12 @@ Command add_info(CLI::App& root) {
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
   return {sub, [args] {
-            auto env = choose_env(args->env);
+            auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
             auto inv = app::info(*env);
-            if (!inv) {
-              print_error(inv.error().describe());
-              return exit_code_for(inv.error());
-            }
-            if (args->out.json) emit(report::info_json(*env, *inv).dump() + "\n");
-            else {
+            if (!inv) return fail(inv.error(), args->out);
+            if (args->out.json) return emit_document(report::info_json(*env, *inv), "ok", exit_ok);
+            {
               const report::Style style = style_for(args->out);
               emit_text(report::info_text(*env, *inv, style), style);
             }

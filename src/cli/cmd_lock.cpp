@@ -16,7 +16,7 @@ struct LockArgs {
   bool no_cache = false, verbose = false;
 };
 
-// The lock of the env as it is now; nullopt after printing why (exit 2).
+// The lock of the env as it is now; nullopt after fail() said why (exit 2).
 std::optional<app::LockedEnv> current_lock(const LockArgs& a, const env::EnvRecord& env, const lock::ReleaseTable& table) {
   app::LockOptions options{env, &table, {}, !a.no_cache};
   if (a.driver == "none") {
@@ -24,14 +24,15 @@ std::optional<app::LockedEnv> current_lock(const LockArgs& a, const env::EnvReco
   } else if (!a.driver.empty()) {
     auto driver = lock::parse_driver_version(a.driver, "--driver");
     if (!driver) {
-      print_error("--driver: '" + a.driver + "' is not a driver version like 580.65.06 (or 'none')");
+      fail(make_error(ErrorCode::bad_input, "--driver: '" + a.driver + "' is not a driver version like 580.65.06 (or 'none')"),
+           a.out, exit_bad_input);
       return std::nullopt;
     }
     options.driver = {app::DriverChoice::Kind::given, *driver};
   }
   auto locked = app::lock_env(options);
   if (!locked) {
-    print_error(locked.error().describe());
+    fail(locked.error(), a.out, exit_bad_input);
     return std::nullopt;
   }
   for (const auto& w : locked->warnings) print_warning(w);
@@ -39,37 +40,26 @@ std::optional<app::LockedEnv> current_lock(const LockArgs& a, const env::EnvReco
   return std::move(*locked);
 }
 
-int write_lock(const LockArgs& a, const app::LockedEnv& current) {
-  if (auto complete = current.complete(); !complete) {
-    print_error(complete.error().describe());
-    return exit_code_for(complete.error());
-  }
-  std::string text;
-  if (a.out.json) {
-    text = report::lock_json(current.lock).dump() + "\n";
-  } else {
-    auto yaml = lock::render_lock(current.lock, CONDACUDA_VERSION);
-    if (!yaml) {
-      print_error(yaml.error().describe());
-      return exit_code_for(yaml.error());
-    }
-    text = std::move(*yaml);
-  }
-  if (a.output.empty()) {
-    emit(text);
-    return exit_ok;
-  }
-  if (auto written = app::write_output(a.output, text); !written) {
-    print_error(written.error().describe());
-    return exit_code_for(written.error());
-  }
+// The YAML lock to -o FILE or stdout; with --json the document on stdout
+// (and the YAML in FILE): the lockfile is YAML whatever the output format.
+int write_lock(const LockArgs& a, const env::EnvRecord& env, const app::LockedEnv& current) {
+  if (auto complete = current.complete(); !complete) return fail(complete.error(), a.out);
+  auto yaml = lock::render_lock(current.lock, CONDACUDA_VERSION);
+  if (!yaml) return fail(yaml.error(), a.out);
+  if (!a.output.empty())
+    if (auto written = app::write_output(a.output, *yaml); !written) return fail(written.error(), a.out);
+  if (a.out.json)
+    return emit_document(report::lock_json(current.lock, env, a.output),
+                         current.lock.alignment.aligned ? "aligned" : "misaligned", exit_ok);
+  if (a.output.empty()) emit(*yaml);
   return exit_ok;
 }
 
 int check_lock(const LockArgs& a, const lock::Lockfile& locked, const env::EnvRecord& env, const app::LockedEnv& current) {
   lock::LockDiff diff = lock::diff_locks(locked, current.lock);
-  if (a.out.json) emit(report::lock_check_json(diff, a.check, env).dump() + "\n");
-  else {
+  if (a.out.json) return emit_document(report::lock_check_json(diff, a.check, env), diff.matches() ? "matches" : "drift",
+                                       diff.matches() ? exit_ok : exit_problems);
+  {
     const report::Style style = style_for(a.out);
     emit_text(report::lock_check_text(diff, a.check, env.name, style), style);
   }
@@ -81,22 +71,16 @@ int run_lock(const LockArgs& a) {
   if (!a.check.empty()) {
     // The lock is read first: an unreadable one is exit 2 whatever the env.
     auto read = app::read_lock(a.check);
-    if (!read) {
-      print_error(read.error().describe());
-      return exit_code_for(read.error());
-    }
+    if (!read) return fail(read.error(), a.out);
     locked = std::move(*read);
   }
   auto table = app::release_table(a.releases);
-  if (!table) {
-    print_error(table.error().describe());
-    return exit_code_for(table.error());
-  }
-  auto env = choose_env(a.env);
+  if (!table) return fail(table.error(), a.out);
+  auto env = choose_env(a.env, a.out);
   if (!env) return exit_bad_input;
   auto current = current_lock(a, *env, *table);
   if (!current) return exit_bad_input;
-  return locked ? check_lock(a, *locked, *env, *current) : write_lock(a, *current);
+  return locked ? check_lock(a, *locked, *env, *current) : write_lock(a, *env, *current);
 }
 } // namespace
 

@@ -43,27 +43,24 @@ int exit_code_for(const app::RepairOutcome& o) {
 }
 
 int repair_command(const RepairArgs& args) {
-  auto env = choose_env(args.env);
+  auto env = choose_env(args.env, args.out);
   auto shells = parse_shells(args.shells);
   if (args.post_link) {
     app::post_link(args.env.prefix, env, shells);
     return exit_ok; // a failing post-link makes conda roll the whole install back
   }
   if (!env) return exit_bad_input;
-  if (!shells) {
-    print_error(shells.error().describe());
-    return exit_bad_input;
-  }
+  if (!shells) return fail(shells.error(), args.out, exit_bad_input);
   std::optional<bool> pin;
   if (args.pin || args.no_pin) pin = args.pin;
   auto outcome = app::repair({*env, *shells, args.dry_run, pin});
   for (const auto& w : outcome.warnings) print_warning(w);
-  if (outcome.error) {
-    print_error(outcome.error->describe());
-    return exit_code_for(outcome);
+  if (outcome.error) return fail(*outcome.error, args.out, exit_code_for(outcome));
+  if (args.out.json) {
+    util::Json doc = report::repair_json(outcome);
+    return emit_document(doc, doc.string_at("outcome"), exit_code_for(outcome));
   }
-  if (args.out.json) emit(report::repair_json(outcome).dump() + "\n");
-  else {
+  {
     const report::Style style = style_for(args.out);
     emit_text(report::repair_text(outcome, style), style);
   }

@@ -40,7 +40,7 @@ Command add_run(CLI::App& root) {
               print_error("put -- before the command: condacuda run [ENV] --" + words);
               return int(exit_bad_input);
             }
-            auto env = choose_env(args->env);
+            auto env = choose_env(args->env, OutputArgs{}); // no --json: run prints nothing of its own
             if (!env) return int(exit_bad_input);
             if (args->print) {
               auto value = app::run_ld_library_path(*env);

@@ -15,19 +15,20 @@ Command add_undo(CLI::App& root) {
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
   return {sub, [args] {
-            auto env = choose_env(args->env);
+            auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
             auto outcome = app::undo(*env);
-            if (!outcome) {
-              print_error(outcome.error().describe());
-              return exit_code_for(outcome.error());
-            }
-            if (args->out.json) emit(report::undo_json(*outcome).dump() + "\n");
-            else {
+            if (!outcome) return fail(outcome.error(), args->out);
+            const int code = outcome->left_something() ? int(exit_problems) : int(exit_ok);
+            if (args->out.json)
+              return emit_document(report::undo_json(*outcome),
+                                   outcome->left_something() ? "left-something" : outcome->had_manifest ? "undone" : "nothing-to-undo",
+                                   code);
+            {
               const report::Style style = style_for(args->out);
               emit_text(report::undo_text(*outcome, style), style);
             }
-            return outcome->left_something() ? int(exit_problems) : int(exit_ok);
+            return code;
           }};
 }
 

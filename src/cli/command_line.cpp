@@ -4,8 +4,32 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "report/document.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::cli {
+
+namespace {
+// A usage error: CLI11's text (or ours) on stderr, and under --json the error
+// document on stdout, as every other error.
+int usage_error(const std::string& message, bool json) {
+  if (json) emit(report::error_json(make_error(ErrorCode::bad_input, message), exit_bad_input, std::nullopt).dump() + "\n");
+  return exit_bad_input;
+}
+
+// The first word, when it names no command: "unknown command 'doctr'; did you mean 'doctor'?".
+std::optional<std::string> unknown_command(int argc, char** argv, const CLI::App& root) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() == argv[1]) return std::nullopt;
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());
+  }
+  std::string message = std::string("unknown command '") + argv[1] + "'";
+  if (auto near = util::nearest(argv[1], names)) message += "; did you mean '" + *near + "'?";
+  return message + " (condacuda --help lists them)";
+}
+} // namespace
 
 int run(int argc, char** argv) {
   CLI::App root{"condacuda: make the CUDA libraries of conda, pip and pixi envs load correctly, and prove it"};
@@ -26,11 +50,17 @@ int run(int argc, char** argv) {
       break;
     }
   }
+  bool json = false;
+  for (int i = 1; i < parsed_argc; ++i) json = json || std::string_view(argv[i]) == "--json";
+  if (auto unknown = unknown_command(parsed_argc, argv, root)) {
+    print_error(*unknown);
+    return usage_error(*unknown, json);
+  }
   try {
     root.parse(parsed_argc, argv);
   } catch (const CLI::ParseError& e) {
     int status = root.exit(e);
-    return status == 0 ? exit_ok : exit_bad_input;
+    return status == 0 ? exit_ok : usage_error(e.what(), json);
   }
   if (share_dir) return print_share_dir();
   try {

@@ -35,13 +35,26 @@ void add_env_args(CLI::App* command, EnvArgs& args) {
   command->add_option("-p,--prefix", args.prefix, "Path of the env");
 }
 
-std::optional<env::EnvRecord> choose_env(const app::EnvRequest& request) {
+int fail(const Error& error, const OutputArgs& out, std::optional<int> exit_code,
+         const std::optional<std::vector<env::EnvRecord>>& envs_found) {
+  const int code = exit_code ? *exit_code : exit_code_for(error);
+  print_error(error.describe());
+  if (envs_found) std::cerr << report::for_terminal(report::envs_found_text(*envs_found), {});
+  if (out.json) emit(report::error_json(error, code, envs_found).dump() + "\n");
+  return code;
+}
+
+std::optional<env::EnvRecord> choose_env(const app::EnvRequest& request, const OutputArgs& out) {
   auto choice = app::select_env(request);
   for (const auto& w : choice.warnings) print_warning(w.describe());
   if (choice.env) return choice.env;
-  print_error(choice.error->describe());
-  if (choice.found) std::cerr << report::for_terminal(report::envs_found_text(*choice.found), {});
+  fail(*choice.error, out, exit_bad_input, choice.found);
   return std::nullopt;
+}
+
+int emit_document(const util::Json& body, const std::string& outcome, int exit_code) {
+  emit(report::document(body, outcome, exit_code).dump() + "\n");
+  return exit_code;
 }
 
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json) {
@@ -50,11 +63,21 @@ void add_output_args(CLI::App* command, OutputArgs& args, bool with_json) {
       ->check(CLI::IsMember(color_choices));
 }
 
+namespace {
+// NO_COLOR set and not empty (no-color.org), or a terminal that says it
+// cannot show colour (TERM=dumb, as Emacs' shell and some CI runners set it).
+bool wants_no_color() {
+  const char* no_color = std::getenv("NO_COLOR");
+  const char* term = std::getenv("TERM");
+  return (no_color && *no_color) || (term && std::string_view(term) == "dumb");
+}
+} // namespace
+
 report::Style style_for(const OutputArgs& args) {
   report::Style s;
   if (args.color == "always") s.color = true;
   else if (args.color == "never") s.color = false;
-  else s.color = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
+  else s.color = isatty(STDOUT_FILENO) && !wants_no_color();
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "app/select_env.hpp"
 #include "env/discovery.hpp"
 #include "report/table.hpp"
+#include "util/json.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::cli {
@@ -34,14 +35,25 @@ void print_warning(const std::string& message);
 using EnvArgs = app::EnvRequest;
 void add_env_args(CLI::App* command, EnvArgs& args);
 
-// The selected env, or nullopt after printing the reason and the envs found
-// (callers then return exit_bad_input).
-std::optional<env::EnvRecord> choose_env(const EnvArgs& args);
-
 struct OutputArgs {
   bool json = false;
   std::string color = "auto"; // one of color_choices
 };
+
+// The error a command ends with: "condacuda: <message>" on stderr (and the
+// envs found, after a failed env selection); under --json the error document
+// (report::error_json) on stdout too. Returns `exit_code` (by default the
+// error's, exit_code_for).
+int fail(const Error& error, const OutputArgs& out, std::optional<int> exit_code = std::nullopt,
+         const std::optional<std::vector<env::EnvRecord>>& envs_found = std::nullopt);
+
+// The selected env, or nullopt after fail() said why (callers then return
+// exit_bad_input).
+std::optional<env::EnvRecord> choose_env(const EnvArgs& args, const OutputArgs& out);
+
+// Emits a command's JSON document with the shared head (report::document):
+// schema, env, outcome, exit_code. Returns exit_code.
+int emit_document(const util::Json& body, const std::string& outcome, int exit_code);
 inline const std::vector<std::string> color_choices = {"auto", "always", "never"};
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json = true);
 report::Style style_for(const OutputArgs& args);

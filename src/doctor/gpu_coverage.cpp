@@ -207,7 +207,7 @@ Coverage coverage_for(const elf::FatbinSummary& code, const Device& device,
   Coverage out;
   for (const auto& e : code.entries)
     if (e.kind == elf::FatbinCodeKind::sass && arch_fits(e, device))
-      return {CoverageKind::sass, elf::target_name(e), ""};
+      return {CoverageKind::sass, elf::target_name(e), "", ""};
   std::string too_new;
   for (const auto& e : code.entries) {
     if (e.kind != elf::FatbinCodeKind::ptx || !arch_fits(e, device)) continue;

@@ -21,7 +21,8 @@ public:
 
   Result<std::string> text(const YAML::Node& map, const char* key, const std::string& context, bool required = true) const {
     YAML::Node v = map[key];
-    if (!v) {
+    // null (a lock written as JSON, e.g. by condacuda 0.1's `lock --json -o`) is absent
+    if (!v || v.IsNull()) {
       if (!required) return std::string();
       return bad(map, context + "'" + key + "' is missing");
     }

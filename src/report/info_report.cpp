@@ -8,14 +8,6 @@ namespace condacuda::report {
 
 using util::Json;
 
-Json env_json(const env::EnvRecord& env) {
-  Json j = Json::object();
-  j.set("name", env.name);
-  j.set("prefix", env.prefix);
-  j.set("kind", env::to_string(env.kind));
-  return j;
-}
-
 namespace {
 Json string_array(const std::vector<std::string>& v) {
   Json a = Json::array();
@@ -169,7 +161,7 @@ Json list_json(const std::vector<app::ListedEnv>& rows) {
     Json e = env_json(r.env);
     e.set("source", r.env.source);
     e.set("cuda", r.cuda);
-    e.set("health", r.health);
+    e.set("repair", r.repair);
     envs.push(e);
   }
   j.set("envs", envs);
@@ -178,8 +170,8 @@ Json list_json(const std::vector<app::ListedEnv>& rows) {
 
 std::string list_text(const std::vector<app::ListedEnv>& rows, const Style& style) {
   if (rows.empty()) return "no environments found\n";
-  Table t({"NAME", "KIND", "CUDA", "HEALTH", "PREFIX"});
-  for (const auto& r : rows) t.add({r.env.name, env::to_string(r.env.kind), r.cuda, r.health, r.env.prefix});
+  Table t({"NAME", "KIND", "CUDA", "REPAIR", "PREFIX"});
+  for (const auto& r : rows) t.add({r.env.name, env::to_string(r.env.kind), r.cuda, r.repair, r.env.prefix});
   return t.render(style);
 }
 

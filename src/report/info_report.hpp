@@ -7,12 +7,12 @@
 #include "app/info.hpp"
 #include "env/discovery.hpp"
 #include "inventory/inventory.hpp"
+#include "report/document.hpp"
 #include "report/table.hpp"
 #include "util/json.hpp"
 
 namespace condacuda::report {
 
-util::Json env_json(const env::EnvRecord& env);
 util::Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv);
 std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv, const Style& style);
 

@@ -2,15 +2,18 @@
 
 #include <cstdio>
 
+#include "report/document.hpp"
+
 namespace condacuda::report {
 
 using util::Json;
 
-Json lock_json(const lock::Lockfile& lock) {
+Json lock_json(const lock::Lockfile& lock, const env::EnvRecord& env, const std::string& output) {
   Json j = Json::object();
-  j.set("schema", "condacuda.lock/1");
+  j.set("schema", "condacuda.lock/2");
+  j.set("env", env_json(env));
+  j.set("output", output.empty() ? Json() : Json(output));
   j.set("version", lock.version);
-  j.set("env", lock.env);
   Json table = Json::object();
   table.set("name", lock.release_table);
   table.set("sha256", lock.release_table_sha256);
@@ -74,11 +77,8 @@ std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_
 Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env) {
   Json j = Json::object();
   j.set("schema", "condacuda.lock-check/1");
+  j.set("env", env_json(env));
   j.set("lock", lock_path);
-  Json ej = Json::object();
-  ej.set("name", env.name);
-  ej.set("prefix", env.prefix);
-  j.set("env", ej);
   j.set("matches", diff.matches());
   Json changes = Json::array();
   for (const auto& c : diff.changes) {

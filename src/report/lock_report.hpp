@@ -1,6 +1,7 @@
 #pragma once
-// `condacuda lock` and `lock --check` output: the lock as JSON
-// (condacuda.lock/1; its YAML is the lockfile format, lock/lockfile.hpp), the
+// `condacuda lock` and `lock --check` output: the document of `lock --json`
+// (condacuda.lock/2: the env, the file the YAML lock was written to, and the
+// lock's content; the YAML is the lockfile format, lock/lockfile.hpp), the
 // check's verdict as text or JSON (condacuda.lock-check/1), and the hashing
 // figures `lock -v` reports.
 #include <string>
@@ -14,7 +15,9 @@
 
 namespace condacuda::report {
 
-util::Json lock_json(const lock::Lockfile& lock);
+// `output`: the file the YAML lock was written to ("": none, the lock is only
+// in the document). The lockfile's env name is env.name.
+util::Json lock_json(const lock::Lockfile& lock, const env::EnvRecord& env, const std::string& output);
 
 // "FILE: env 'NAME' matches ..." or a table of the changes, then the notes.
 std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_name, const std::string& env_name,

@@ -150,4 +150,32 @@ std::string terminal_safe(std::string_view text, const std::vector<std::string_v
   return out;
 }
 
+namespace {
+// Optimal string alignment distance (Damerau-Levenshtein without repeated edits of a substring).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+} // namespace
+
+std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string w = to_lower(word);
+  std::optional<std::string> best;
+  std::size_t best_distance = 3;
+  for (const auto& c : candidates) {
+    const std::size_t distance = edit_distance(w, to_lower(c));
+    if (distance == 0) return std::nullopt;
+    if (distance < best_distance && 2 * distance < w.size()) best = c, best_distance = distance;
+  }
+  return best;
+}
+
 } // namespace condacuda::util

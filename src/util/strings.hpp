@@ -1,5 +1,6 @@
 #pragma once
 // String helpers shared by every layer. Pure functions.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,13 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 std::string_view trim(std::string_view s);
 bool contains(std::string_view haystack, std::string_view needle);
 std::string to_lower(std::string_view s);
+
+// The candidate nearest to `word` by edit distance (insertions, deletions,
+// substitutions and swaps of neighbours, case-insensitive) when it is at most
+// 2 edits and fewer than half of `word`'s characters away: "did you mean?"
+// for a mistyped command or env name. nullopt when none is that near, or
+// `word` is itself a candidate.
+std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
 
 // Numeric-aware comparison of dotted versions: "12.10" > "12.9", "13.0.88" > "13.0".
 // Non-numeric parts compare as strings. Returns <0, 0, >0.

@@ -28,7 +28,7 @@ cmp "$scratch/a.yml" "$scratch/cuda.lock.yml"
 
 note "the demo env is aligned: cusparse 12.1 needs _12_1, the env's nvjitlink is 12.4"
 "$CONDACUDA" lock -p "$env" --json > "$scratch/lock.json"
-expect_eq "$(json "$scratch/lock.json" 'j["schema"]')" "condacuda.lock/1" schema
+expect_eq "$(json "$scratch/lock.json" 'j["schema"], j["env"]["name"], j["outcome"], j["output"]')" "('condacuda.lock/2', 'env', 'aligned', None)" "schema, env, outcome, output"
 expect_eq "$(json "$scratch/lock.json" 'j["alignment"]["aligned"]')" "True" aligned
 expect_eq "$(json "$scratch/lock.json" '[r["result"] for r in j["alignment"]["rules"]]')" "['pass', 'pass', 'pass', 'skipped']" rules
 expect_eq "$(json "$scratch/lock.json" '[r["min_release"] for r in j["alignment"]["rules"]][0]')" "12.1" "implied release"

@@ -64,7 +64,8 @@ std::string render(const Lockfile& l) {
   return *text;
 }
 
-bool same(const Lockfile& a, const Lockfile& b) { return render(a) == render(b) && report::lock_json(a) == report::lock_json(b); }
+util::Json as_json(const Lockfile& l) { return report::lock_json(l, env::EnvRecord{l.env, "/envs/" + l.env, env::EnvKind::conda, ""}, ""); }
+bool same(const Lockfile& a, const Lockfile& b) { return render(a) == render(b) && as_json(a) == as_json(b); }
 } // namespace
 
 TEST_CASE("lockfile: header comment, `version: 1` first, fixed key order, same value -> same bytes") {
@@ -178,8 +179,8 @@ TEST_CASE("lock --check diff: added, removed, version, sha256, verdict; notes th
 }
 
 TEST_CASE("lock JSON carries the same content with a schema") {
-  auto j = report::lock_json(sample());
-  CHECK(j.string_at("schema") == "condacuda.lock/1");
+  auto j = report::lock_json(sample(), env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""}, "");
+  CHECK(j.string_at("schema") == "condacuda.lock/2");
   CHECK(j.get("version")->as_int() == 1);
   CHECK(j.get("alignment")->string_at("series") == "12.4");
   CHECK(j.get("components")->as_array().size() == 3);

@@ -65,13 +65,13 @@ TEST_CASE("condacuda.check/1: the top-level fields in order with their types") {
   CHECK(j.string_at("schema") == report::check_schema);
   CHECK(shape(j) == "schema:string env:object outcome:string exit_code:int reason:string sizes:string wall_ms:number "
                     "ld_library_path:object probe:object libraries:array missing_components:array loaded_objects:object "
-                    "driver:object device:null phases:array steps:array warnings:array findings:array python:null");
+                    "gpu_coverage:array driver:object device:null phases:array steps:array warnings:array findings:array python:null");
   CHECK(j.string_at("outcome") == "no-gpu");
   CHECK(member(j, "exit_code").as_int() == 3);
   CHECK(shape(member(j, "ld_library_path")) == "value:string hook_applied:bool source:string planned_folders:array");
   CHECK(member(j, "ld_library_path").string_at("source") == "hook");
   CHECK(shape(member(j, "probe")) == "outcome:string timed_out:bool finished:bool in_progress:null wall_ms:number "
-                                  "protocol_errors:array notes:array stderr_tail:null");
+                                  "started_with:null protocol_errors:array notes:array stderr_tail:null");
   CHECK(shape(member(j, "loaded_objects")) == "compared:bool matches:bool only_in_probe:array only_in_prediction:array");
   // No driver version known, cuInit never called: both texts null.
   CHECK(member(member(j, "driver"), "version_text").is_null());

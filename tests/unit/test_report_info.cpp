@@ -94,17 +94,17 @@ TEST_CASE("condacuda.info/1: a conda library's package has its build") {
   CHECK(package.string_at("build") == "h5888daf_0");
 }
 
-TEST_CASE("condacuda.list/1: every env with its source, CUDA summary and health") {
-  std::vector<app::ListedEnv> rows{{demo, "12", "ok"},
+TEST_CASE("condacuda.list/1: every env with its source, CUDA summary and repair state") {
+  std::vector<app::ListedEnv> rows{{demo, "12", "repaired"},
                                    {env::EnvRecord{"base", "/opt/conda", env::EnvKind::conda, "root"}, "none", "-"}};
   auto j = report::list_json(rows);
   CHECK(j.string_at("schema") == "condacuda.list/1");
   CHECK(shape(j) == "schema:string envs:array");
   const auto& envs = member(j, "envs").as_array();
   REQUIRE(envs.size() == 2);
-  CHECK(shape(envs[0]) == "name:string prefix:string kind:string source:string cuda:string health:string");
+  CHECK(shape(envs[0]) == "name:string prefix:string kind:string source:string cuda:string repair:string");
   CHECK(envs[0].string_at("cuda") == "12");
   CHECK(envs[1].string_at("source") == "root");
-  CHECK(envs[1].string_at("health") == "-");
+  CHECK(envs[1].string_at("repair") == "-");
   CHECK(shape(report::list_json({})) == "schema:string envs:array");
 }

@@ -1,4 +1,4 @@
-// report/lock_report: the fields of the condacuda.lock/1 and
+// report/lock_report: the fields of the condacuda.lock/2 and
 // condacuda.lock-check/1 JSON in order with their types. test_lock_file.cpp
 // checks the schema strings and the values of the demo lock and its diff;
 // this file adds the field names and types scripts rely on.
@@ -47,10 +47,15 @@ lock::Lockfile sample() {
 
 } // namespace
 
-TEST_CASE("condacuda.lock/1: the top-level fields, the verdict and each rule with their types") {
-  auto j = report::lock_json(sample());
-  CHECK(j.string_at("schema") == "condacuda.lock/1");
-  CHECK(shape(j) == "schema:string version:int env:string release_table:object alignment:object components:array");
+const env::EnvRecord demo_env{"demo", "/envs/demo", env::EnvKind::conda, ""};
+
+TEST_CASE("condacuda.lock/2: the top-level fields, the verdict and each rule with their types") {
+  auto j = report::lock_json(sample(), demo_env, "cuda.lock.yml");
+  CHECK(j.string_at("schema") == "condacuda.lock/2");
+  CHECK(shape(j) ==
+        "schema:string env:object output:string version:int release_table:object alignment:object components:array");
+  CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
+  CHECK(member(report::lock_json(sample(), demo_env, ""), "output").is_null()); // printed, not written
   CHECK(shape(member(j, "release_table")) == "name:string sha256:string");
   const auto& alignment = member(j, "alignment");
   CHECK(shape(alignment) == "series:string aligned:bool rules:array");
@@ -63,8 +68,8 @@ TEST_CASE("condacuda.lock/1: the top-level fields, the verdict and each rule wit
   CHECK(rules[1].string_at("result") == "skipped");
 }
 
-TEST_CASE("condacuda.lock/1: each component's fields, unknown values null") {
-  auto j = report::lock_json(sample());
+TEST_CASE("condacuda.lock/2: each component's fields, unknown values null") {
+  auto j = report::lock_json(sample(), demo_env, "");
   const auto& components = member(j, "components").as_array();
   REQUIRE(components.size() == 2);
   const std::string head = "component:string soname:string path:string manager:string package:string version:string ";
@@ -83,8 +88,8 @@ TEST_CASE("condacuda.lock-check/1: lock, env, verdict, changes with their reason
   d.series = "12.4";
   d.aligned = false;
   auto j = report::lock_check_json(d, "cuda.lock.yml", env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""});
-  CHECK(shape(j) == "schema:string lock:string env:object matches:bool changes:array notes:array now:object");
-  CHECK(shape(member(j, "env")) == "name:string prefix:string");
+  CHECK(shape(j) == "schema:string env:object lock:string matches:bool changes:array notes:array now:object");
+  CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   const auto& changes = member(j, "changes").as_array();
   REQUIRE(changes.size() == 2);
   CHECK(shape(changes[1]) == "kind:string what:string locked:string now:string why:array");
