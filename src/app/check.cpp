@@ -29,7 +29,7 @@ bool library_failed(const check::ProbeResult& probe) {
 void run_python(check::CheckReport& r, const std::string& prefix, const sys::Environment& env, double timeout_s) {
   auto python = sys::env_python_command(prefix);
   if (!python) {
-    r.python.push_back({"python", "absent", "", "the env has no python interpreter (bin/python3)", "", "", "", ""});
+    r.python.push_back({"python", "absent", "", "the env has no python interpreter (no ELF executable at bin/python3 or bin/python): nothing to import into", "", "", "", ""});
     return;
   }
   std::string script(check::python_probe_script());

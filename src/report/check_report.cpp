@@ -314,7 +314,8 @@ std::string python_text(const CheckReport& r, const Style& style) {
     if (!p.finding.empty()) detail += " [doctor: " + p.finding + "; fix: " + p.fix + "]";
     t.add({p.framework, status_cell(p.status, style), p.version, detail});
   }
-  std::string out = "python (" + describe(r.python_child, r.timeout_s) + ")\n";
+  const bool never_started = !r.python_child.started && r.python_child.spawn_error.empty();
+  std::string out = "python (" + (never_started ? std::string("not run") : describe(r.python_child, r.timeout_s)) + ")\n";
   return out + (t.empty() ? "  no results\n" : t.render(style, 2));
 }
 } // namespace
