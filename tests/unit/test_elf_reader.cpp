@@ -626,7 +626,11 @@ namespace {
 struct Crafted {
   const char* what;
   std::function<void(Bytes&)> damage;
-  const char* expect; // nullptr: an error or a parse are both fine; "": must parse; else a word of the error
+  // "": must parse (and every lookup of the probe names must end); else
+  // words of the error it must give. Every case has one: a damage that
+  // changed the outcome (a wrong parse, another error) fails the test, not
+  // only a sanitizer's crash.
+  const char* expect;
 };
 
 void run_crafted(HashStyle h, const std::vector<Crafted>& cases) {
@@ -638,7 +642,6 @@ void run_crafted(HashStyle h, const std::vector<Crafted>& cases) {
     Bytes b = good;
     c.damage(b);
     std::string error = probe_bytes(b);
-    if (!c.expect) continue;
     if (*c.expect == '\0') CHECK_MESSAGE(error.empty(), error);
     else CHECK_MESSAGE(error.find(c.expect) != std::string::npos, "error: [" << error << "]");
   }
@@ -670,15 +673,19 @@ TEST_CASE("crafted damage to the header and program headers") {
          put<std::uint64_t>(b, phdr_of(b, elf::pt_dynamic) + 32, 16);
        },
        "dynamic section"},
+      // ElfObject's parse keeps to p_filesz: one 16-byte entry, no DT_STRTAB.
+      // ld.so reads to DT_NULL whatever the size (elf/get-dynamic-info.h;
+      // docs/loader-model.md's table of load checks): pinned here so that a
+      // change of this behaviour is seen.
       {"PT_DYNAMIC size not a multiple of 16",
-       [](Bytes& b) { put<std::uint64_t>(b, phdr_of(b, elf::pt_dynamic) + 32, 17); }, nullptr},
+       [](Bytes& b) { put<std::uint64_t>(b, phdr_of(b, elf::pt_dynamic) + 32, 17); }, "no DT_STRTAB"},
       {"PT_DYNAMIC over the rest of the file, no DT_NULL",
        [](Bytes& b) {
          std::uint64_t p = phdr_of(b, elf::pt_dynamic);
          put<std::uint64_t>(b, p + 32, b.size() - get<std::uint64_t>(b, p + 8));
          put<std::int64_t>(b, *dyn_slot(b, elf::dt_null) - 8, 21); // DT_DEBUG: ignored
        },
-       nullptr},
+       ""},
       {"PT_LOAD filesz past EOF", [](Bytes& b) { put<std::uint64_t>(b, phdr_of(b, elf::pt_load) + 32, 1ull << 40); }, ""},
       {"PT_LOAD vaddr + filesz wraps",
        [](Bytes& b) {
@@ -686,8 +693,8 @@ TEST_CASE("crafted damage to the header and program headers") {
          put<std::uint64_t>(b, p + 16, ~0ull - 0x10);
          put<std::uint64_t>(b, p + 32, ~0ull);
        },
-       nullptr},
-      {"PT_LOAD offset huge", [](Bytes& b) { put<std::uint64_t>(b, phdr_of(b, elf::pt_load) + 8, ~0ull - 0x100); }, nullptr},
+       "DT_STRTAB points outside the file"},
+      {"PT_LOAD offset huge", [](Bytes& b) { put<std::uint64_t>(b, phdr_of(b, elf::pt_load) + 8, ~0ull - 0x100); }, "DT_STRTAB points outside the file"},
   });
 }
 
@@ -710,7 +717,7 @@ TEST_CASE("crafted damage to the dynamic section and its strings") {
          std::uint64_t strtab = dyn(b, elf::dt_strtab), end = strtab + dyn(b, elf::dt_strsz);
          for (std::uint64_t at = strtab + dyn(b, elf::dt_soname); at < end; ++at) b[at] = std::byte{'A'};
        },
-       nullptr},
+       "DT_SONAME string offset"},
       {"a string table without any NUL",
        [](Bytes& b) {
          std::uint64_t strtab = dyn(b, elf::dt_strtab), end = strtab + dyn(b, elf::dt_strsz);
@@ -782,13 +789,13 @@ TEST_CASE("crafted damage to the GNU hash table") {
     return Range{g.offset + 16 + 8ull * bloom, 4ull * nbuckets};
   };
   run_crafted(HashStyle::gnu, {
-      {"nbuckets 0", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset, 0); }, nullptr},
-      {"nbuckets all ones", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset, 0xffffffffu); }, nullptr},
-      {"symoffset 0", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 4, 0); }, nullptr},
-      {"symoffset all ones", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 4, 0xffffffffu); }, nullptr},
-      {"bloom_size 0", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 8, 0); }, nullptr},
-      {"bloom_size 3 (not a power of two)", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 8, 3); }, nullptr},
-      {"bloom_size huge", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 8, 0x80000000u); }, nullptr},
+      {"nbuckets 0", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset, 0); }, ""},
+      {"nbuckets all ones", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset, 0xffffffffu); }, ""},
+      {"symoffset 0", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 4, 0); }, ""},
+      {"symoffset all ones", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 4, 0xffffffffu); }, "dynamic symbol table extends past the end of the file"},
+      {"bloom_size 0", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 8, 0); }, ""},
+      {"bloom_size 3 (not a power of two)", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 8, 3); }, ""},
+      {"bloom_size huge", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 8, 0x80000000u); }, ""},
       {"bloom shift 40", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 12, 40); }, ""},
       {"bloom shift all ones", [&](Bytes& b) { put<std::uint32_t>(b, gnu(b).offset + 12, 0xffffffffu); }, ""},
       {"bloom words all ones (every lookup walks its chain)",
@@ -803,32 +810,32 @@ TEST_CASE("crafted damage to the GNU hash table") {
          Range r = buckets(b, gnu(b));
          for (std::uint64_t at = r.offset; at < r.offset + r.size; at += 4) put<std::uint32_t>(b, at, 0x7fffffffu);
        },
-       nullptr},
+       ""},
       {"bucket index below symoffset",
        [&](Bytes& b) {
          Range r = buckets(b, gnu(b));
          for (std::uint64_t at = r.offset; at < r.offset + r.size; at += 4) put<std::uint32_t>(b, at, 1);
        },
-       nullptr},
+       ""},
       {"chain never terminated",
        [&](Bytes& b) {
          Range c = chain_words(b, gnu(b));
          for (std::uint64_t at = c.offset; at + 4 <= c.offset + c.size; at += 4)
            put<std::uint32_t>(b, at, get<std::uint32_t>(b, at) & ~1u);
        },
-       nullptr},
+       ""},
       {"chain never terminated and no section headers",
        [&](Bytes& b) {
          Range c = chain_words(b, gnu(b));
          for (std::uint64_t at = c.offset; at + 4 <= c.offset + c.size; at += 4) put<std::uint32_t>(b, at, 0);
          put<std::uint64_t>(b, 40, 0);
        },
-       nullptr},
+       ""},
       {"no section headers at all (a stripped file still parses)",
        [](Bytes& b) { put<std::uint64_t>(b, 40, 0); put<std::uint16_t>(b, 60, 0); }, ""},
       {"DT_GNU_HASH outside every PT_LOAD", [](Bytes& b) { set_dyn(b, elf::dt_gnu_hash, 0xdead00000000ull); }, "DT_GNU_HASH"},
       {"DT_GNU_HASH at the last bytes of the file",
-       [](Bytes& b) { set_dyn(b, elf::dt_gnu_hash, map_to_end(b, b.size() - 8)); }, nullptr},
+       [](Bytes& b) { set_dyn(b, elf::dt_gnu_hash, map_to_end(b, b.size() - 8)); }, ""},
   });
 }
 
@@ -836,7 +843,7 @@ TEST_CASE("crafted damage to the SysV hash table") {
   auto hash = [](const Bytes& b) { return sections_of(b).at(".hash"); };
   run_crafted(HashStyle::sysv, {
       {"nchain huge", [&](Bytes& b) { put<std::uint32_t>(b, hash(b).offset + 4, 0xffffffffu); }, "symbol table extends past"},
-      {"nchain 0", [&](Bytes& b) { put<std::uint32_t>(b, hash(b).offset + 4, 0); }, nullptr},
+      {"nchain 0", [&](Bytes& b) { put<std::uint32_t>(b, hash(b).offset + 4, 0); }, ""},
       {"nbucket 0", [&](Bytes& b) { put<std::uint32_t>(b, hash(b).offset, 0); }, ""},
       {"nbucket all ones", [&](Bytes& b) { put<std::uint32_t>(b, hash(b).offset, 0xffffffffu); }, ""},
       {"every chain points at itself",
@@ -883,7 +890,7 @@ TEST_CASE("crafted damage to the version definitions and requirements") {
       {"verdef chain runs off the end", [&](Bytes& b) { put<std::uint32_t>(b, vd(b) + 16, 0xffffffffu); },
        "version definition record"},
       {"verdef chain steps of one byte, DT_VERDEFNUM huge",
-       [&](Bytes& b) { put<std::uint32_t>(b, vd(b) + 16, 1); set_dyn(b, elf::dt_verdefnum, ~0ull); }, nullptr},
+       [&](Bytes& b) { put<std::uint32_t>(b, vd(b) + 16, 1); set_dyn(b, elf::dt_verdefnum, ~0ull); }, "Verdef record"},
       {"verdef vd_aux huge", [&](Bytes& b) { put<std::uint32_t>(b, vd(b) + 12, 0xfffffff0u); }, "version definition name"},
       {"verdef name past the string table",
        [&](Bytes& b) { put<std::uint32_t>(b, vd(b) + get<std::uint32_t>(b, vd(b) + 12), 0xfffffff0u); },
@@ -906,7 +913,7 @@ TEST_CASE("crafted damage to the version definitions and requirements") {
          put<std::uint16_t>(b, vn(b) + 2, 0xffff);
          put<std::uint32_t>(b, vn(b) + get<std::uint32_t>(b, vn(b) + 8) + 12, 1);
        },
-       nullptr},
+       "version requirement name outside the string table"},
       {"verneed vn_cnt huge, entries run on to the end",
        [&](Bytes& b) {
          Range r = sections_of(b).at(".gnu.version_r");
@@ -915,7 +922,7 @@ TEST_CASE("crafted damage to the version definitions and requirements") {
            put<std::uint32_t>(b, at + 12, 16);
          }
        },
-       nullptr},
+       "Verneed record"},
       {"verneed vn_aux huge", [&](Bytes& b) { put<std::uint32_t>(b, vn(b) + 8, 0xfffffff0u); }, "version requirement entry"},
       {"verneed file name past the string table", [&](Bytes& b) { put<std::uint32_t>(b, vn(b) + 4, 0xfffffff0u); },
        "file name"},
