@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "app/imports.hpp"
 #include "app/plan_request.hpp"
 #include "app/visible_gpus.hpp"
 #include "doctor/contexts.hpp"
@@ -107,6 +108,9 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   auto inputs = doctor_inputs(options.env, options.ld_library_path, files);
   if (!inputs) return inputs.error();
   if (options.driver) inputs->driver_version = *options.driver;
+  auto imports = resolve_imports(options.imports, options.env.prefix, inputs->inventory.site_packages);
+  if (!imports) return imports.error();
+  inputs->imports = std::move(*imports);
   auto not_activated = [&] {
     return doctor::not_activated_inputs(
         *inputs, repair::not_activated_value(inputs->base_ld_library_path, inputs->active_hook_entries));

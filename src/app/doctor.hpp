@@ -21,6 +21,8 @@ struct DoctorOptions {
   // --driver: a driver version ("535.104") for the coverage rules and the alignment driver rule; unset: the visible one.
   std::optional<std::string> driver;
   std::optional<std::string> gpu_table_file; // --gpus FILE: replaces templates/gpus.yml
+  // --imports A,B,C: dlopen these in this order in one process (app/imports.hpp).
+  std::vector<std::string> imports;
 };
 
 // Errors: those of reading the env; a --gpu, --driver or GPU table that cannot be read (bad_input).

@@ -17,6 +17,7 @@ Command add_doctor(CLI::App& root) {
     std::vector<std::string> gpus;
     std::optional<std::string> driver;
     std::optional<std::string> gpu_table;
+    std::vector<std::string> imports;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand(
@@ -38,6 +39,10 @@ Command add_doctor(CLI::App& root) {
   sub->add_option("--driver", args->driver,
                   "Assume this NVIDIA driver version (e.g. 535.104.05) instead of the visible one");
   sub->add_option("--gpus", args->gpu_table, "GPU table to use (default: the embedded templates/gpus.yml)");
+  sub->add_option("--imports", args->imports,
+                  "Load these in this order in one process, as a script's imports do: files, or import names of "
+                  "extension modules (demotorch._C); global:ITEM opens it RTLD_GLOBAL")
+      ->delimiter(',');
   return {sub, [args] {
             auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
@@ -45,7 +50,7 @@ Command add_doctor(CLI::App& root) {
             if (args->context == "activated") context = doctor::LaunchContext::activated;
             if (args->context == "not-activated") context = doctor::LaunchContext::not_activated;
             auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context,
-                                       args->gpus, args->driver, args->gpu_table});
+                                       args->gpus, args->driver, args->gpu_table, args->imports});
             if (!report) return fail(report.error(), args->out);
             for (const auto& w : report->inputs.inventory.warnings) print_warning(w);
             const int code = report->healthy() ? int(exit_ok) : int(exit_problems);

@@ -1,5 +1,7 @@
 #include "doctor/contexts.hpp"
 
+#include <algorithm>
+
 namespace condacuda::doctor {
 
 DoctorInputs not_activated_inputs(const DoctorInputs& activated, const std::optional<std::string>& ld_library_path) {
@@ -46,6 +48,20 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
       f.affects.push_back(root.file);
       if (f.first_error.empty()) f.first_error = other.first_error;
     }
+  }
+  // Import orders that fail only without activation: warnings, like the roots above.
+  for (const auto& other : not_activated.findings) {
+    if (other.code != code::import_order) continue;
+    const bool known = std::any_of(report.findings.begin(), report.findings.end(), [&](const Finding& x) {
+      return x.code == other.code && x.library == other.library && x.resolved == other.resolved && x.expected == other.expected;
+    });
+    if (known) continue;
+    Finding w = other;
+    w.severity = Severity::warning;
+    w.title = "without activation: " + other.title;
+    w.evidence.push_back("activated (the env's hook first on LD_LIBRARY_PATH) this order works: it fails when the env is "
+                         "launched without activation");
+    report.findings.push_back(std::move(w));
   }
   if (f.affects.empty()) return;
   f.title = std::to_string(f.affects.size()) + " root(s) load only when the env is activated";

@@ -5,6 +5,7 @@
 
 #include "doctor/alignment_findings.hpp"
 #include "doctor/diagnose.hpp"
+#include "doctor/import_order.hpp"
 
 namespace condacuda::doctor {
 
@@ -49,6 +50,25 @@ void assume_interpreter(loader::LoadReport& report) {
   }
 }
 
+// doctor --imports: the user's sequence; a step that fails only after an
+// earlier one is an import-order finding (unless the pairs found it).
+void run_imports(DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files) {
+  const DoctorInputs& in = report.inputs;
+  if (in.imports.empty()) return;
+  std::vector<ImportStep> steps;
+  for (const auto& i : in.imports)
+    steps.push_back({i.file, i.global ? loader::Visibility::global : loader::Visibility::local});
+  for (const auto& s : simulate_sequence(sim, host, steps, in.env.prefix, files)) {
+    report.imports.push_back({s.file, s.visibility == loader::Visibility::global, s.loads, s.loads_alone, s.first_error});
+    if (s.loads || !s.loads_alone || s.soname.empty()) continue;
+    Finding f = sequence_finding(s, in);
+    const bool known = std::any_of(report.findings.begin(), report.findings.end(), [&](const Finding& x) {
+      return x.code == f.code && x.library == f.library && x.resolved == f.resolved && x.expected == f.expected;
+    });
+    if (!known) report.findings.push_back(std::move(f));
+  }
+}
+
 std::string host_description(const DoctorInputs& in) {
   if (in.host_program) return "python " + *in.host_program;
   return "minimal C program (libc only; Python extensions' C-API symbols assumed)";
@@ -86,6 +106,11 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   for (const auto& c : in.inventory.consumers) add_root(c.file, "consumer", "");
   for (const auto& u : in.inventory.unusable) add_root(u.file, "library", u.component);
   report.findings = diagnose(report, files);
+  if (!report.host_error) {
+    // Roots that load alone but not after another one (one process, many imports).
+    for (auto& f : import_order_findings(report, sim, host, files)) report.findings.push_back(std::move(f));
+    run_imports(report, sim, host, files);
+  }
   // Misalignment comes from the rules `condacuda lock` records (lock/alignment.hpp): one source of truth.
   for (auto& f : alignment_findings(report.inputs, files)) report.findings.push_back(std::move(f));
   return report;

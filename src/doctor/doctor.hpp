@@ -32,6 +32,22 @@ struct DoctorInputs {
   std::optional<std::string> host_program; // real path of the env's python; nullopt: minimal C host
   std::vector<std::string> foreign_hooks;  // other activate.d scripts that touch LD_LIBRARY_PATH
   std::optional<std::string> driver_version; // NVIDIA driver seen (/proc/driver/nvidia/version), for the alignment driver rule
+  // doctor --imports: files to dlopen in this order in one process (absolute),
+  // each RTLD_NOW and RTLD_LOCAL unless `global` (doctor/import_order.hpp).
+  struct Import {
+    std::string file;
+    bool global = false;
+  };
+  std::vector<Import> imports;
+};
+
+// One dlopen of the --imports sequence, as it went (doctor/import_order.hpp).
+struct ImportOutcome {
+  std::string file; // prefix-relative when inside the env
+  bool global = false;
+  bool loads = true;
+  bool loads_alone = true;
+  std::string first_error;
 };
 
 struct ContextVerdict {
@@ -54,6 +70,7 @@ struct DoctorReport {
   std::string host_description; // "python /usr/bin/python3.11" or "minimal C program (libc only)"
   std::optional<std::string> host_error; // the host itself could not start
   std::vector<RootResult> roots;
+  std::vector<ImportOutcome> imports; // the --imports sequence, when given
   std::vector<Finding> findings;
   // In an activated report whose not-activated context was judged too: its LD_LIBRARY_PATH.
   std::optional<std::optional<std::string>> not_activated_ld_library_path;

@@ -29,6 +29,7 @@ inline constexpr const char* foreign_cuda_major = "foreign-cuda-major";
 inline constexpr const char* dangling_repair_link = "dangling-repair-link";
 inline constexpr const char* no_kernel_image = "no-kernel-image";
 inline constexpr const char* ptx_jit_only = "ptx-jit-only";
+inline constexpr const char* import_order = "import-order";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,

@@ -96,6 +96,16 @@ Json doctor_json(const doctor::DoctorReport& r) {
     if (!root.loads) ++fails;
     roots.push(rj);
   }
+  Json imports = Json::array();
+  for (const auto& i : r.imports) {
+    Json ij = Json::object();
+    ij.set("file", i.file);
+    ij.set("global", i.global);
+    ij.set("verdict", i.loads ? "loads" : "fails");
+    ij.set("loads_alone", i.loads_alone);
+    ij.set("error", optional_string(i.first_error));
+    imports.push(std::move(ij));
+  }
   Json summary = Json::object();
   summary.set("roots", static_cast<int>(r.roots.size()));
   summary.set("loads", static_cast<int>(r.roots.size()) - fails);
@@ -105,6 +115,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
   j.set("summary", summary);
   j.set("healthy", r.healthy());
   j.set("roots", roots);
+  j.set("imports", r.imports.empty() ? Json() : imports);
   j.set("pinned", strings(in.inventory.pinned));
   Json findings = Json::array();
   for (const auto& f : r.findings) findings.push(finding_json(f));
@@ -156,6 +167,16 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
           t.add({root.file, root.not_activated->loads ? "loads" : "fails", root.not_activated->first_error});
       out += t.render(style, 2);
     }
+  }
+  if (!r.imports.empty()) {
+    out += "\n--imports, in this order in one process:\n";
+    Table t({"#", "IMPORT", "VERDICT", "ALONE", "ERROR"});
+    for (std::size_t i = 0; i < r.imports.size(); ++i) {
+      const auto& s = r.imports[i];
+      t.add({std::to_string(i + 1), (s.global ? "global:" : "") + s.file, s.loads ? "loads" : "fails",
+             s.loads_alone ? "loads" : "fails", s.first_error});
+    }
+    out += t.render(style, 2);
   }
   for (const auto& f : r.findings) {
     std::string sev = doctor::to_string(f.severity);

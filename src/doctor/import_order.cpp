@@ -1,0 +1,197 @@
+#include "doctor/import_order.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace condacuda::doctor {
+
+namespace {
+// A file as the loader tells files apart: by device and inode (ld.so never
+// maps one file twice, whatever the name, elf/dl-load.c _dl_map_object_from_fd).
+struct Copy {
+  std::uint64_t dev = 0, ino = 0;
+  std::string path; // as the loader named it
+  bool same_file(const Copy& o) const { return dev == o.dev && ino == o.ino; }
+};
+using Closure = std::map<std::string, Copy>; // soname -> the copy a root maps
+
+std::string soname_of(const std::optional<std::string>& soname, const std::string& name) {
+  return soname ? *soname : std::filesystem::path(name).filename().string();
+}
+
+Closure closure_of(const loader::LoadReport& report, loader::FileSystemView& files) {
+  Closure out;
+  for (const auto& o : report.objects) {
+    if (o.preexisting || o.faked || o.name.empty()) continue;
+    const auto& f = files.open_verify(o.name);
+    out.emplace(soname_of(o.soname, o.name), Copy{f.dev, f.ino, o.name});
+  }
+  return out;
+}
+
+std::string normal(const std::string& path) { return std::filesystem::path(path).lexically_normal().string(); }
+
+std::string relative(const std::string& path, const std::string& prefix) {
+  const std::string p = std::filesystem::path(path).lexically_normal().string();
+  return p.starts_with(prefix + "/") ? p.substr(prefix.size() + 1) : p;
+}
+
+std::string message_of(const loader::LoadReport& r) {
+  if (!r.first) return "";
+  return r.first->kind == loader::ErrorKind::assertion ? r.first->text : r.first->message();
+}
+
+// For a step that failed in `p` but loads alone: the soname whose copy in
+// `p` differs from its own, preferring the one the error names.
+void explain(SequenceStep& s, const loader::LoadReport& failed, const loader::LoadReport& alone, const loader::Process& p,
+             const std::vector<std::string>& loaded_by, loader::FileSystemView& files) {
+  const Closure own = closure_of(alone, files);
+  for (std::size_t i = 0; i < p.objects.size(); ++i) {
+    const auto& o = p.objects[i];
+    if (o.name.empty()) continue;
+    const std::string soname = soname_of(o.soname, o.name);
+    auto mine = own.find(soname);
+    if (mine == own.end() || (mine->second.dev == o.dev && mine->second.ino == o.ino)) continue;
+    const bool named = failed.first && (failed.first->library == soname || failed.first->name == soname ||
+                                        failed.first->text.find(soname) != std::string::npos);
+    if (!s.soname.empty() && !named) continue;
+    s.soname = soname;
+    s.loaded_copy = o.name;
+    s.own_copy = mine->second.path;
+    s.loaded_by = i < loaded_by.size() ? loaded_by[i] : "";
+    if (named) return;
+  }
+}
+
+const inventory::Library* library_at(const DoctorInputs& in, const std::string& path) {
+  const std::string rel = relative(path, in.env.prefix);
+  for (const auto& lib : in.inventory.libraries) {
+    if (lib.file == rel) return &lib;
+    for (const auto& n : lib.names)
+      if (n == rel) return &lib;
+  }
+  return nullptr;
+}
+
+std::string owner(const DoctorInputs& in, const std::string& path) {
+  const inventory::Library* lib = library_at(in, path);
+  if (!lib || lib->package.empty()) return path.starts_with(in.env.prefix + "/") ? "no package" : "outside the env";
+  return lib->manager + " " + lib->package + " " + lib->version;
+}
+
+std::string copy_text(const DoctorInputs& in, const std::string& path) {
+  return relative(path, in.env.prefix) + " (" + owner(in, path) + ")";
+}
+} // namespace
+
+std::vector<SequenceStep> simulate_sequence(loader::Simulator& sim, const loader::Process& host,
+                                            const std::vector<ImportStep>& steps, const std::string& prefix,
+                                            loader::FileSystemView& files) {
+  std::vector<SequenceStep> out;
+  loader::Process p = host;
+  std::vector<std::string> loaded_by(p.objects.size()); // which step mapped each object ("" : the host)
+  for (const auto& step : steps) {
+    SequenceStep s;
+    s.file = relative(step.file, prefix);
+    s.visibility = step.visibility;
+    loader::LoadReport r = sim.dlopen(p, step.file, loader::Binding::now, step.visibility);
+    s.loads = r.ok;
+    s.first_error = message_of(r);
+    if (r.ok) {
+      loaded_by.resize(p.objects.size(), s.file);
+    } else {
+      loader::LoadReport alone = sim.trial_dlopen(host, step.file, loader::Binding::now);
+      s.loads_alone = alone.ok;
+      if (alone.ok) explain(s, r, alone, p, loaded_by, files);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Finding sequence_finding(const SequenceStep& step, const DoctorInputs& in) {
+  Finding f;
+  f.code = code::import_order;
+  f.severity = Severity::error;
+  f.library = step.soname;
+  f.resolved = step.loaded_copy;
+  f.expected = relative(step.own_copy, in.env.prefix);
+  f.expected_package = owner(in, step.own_copy);
+  f.first_error = step.first_error;
+  f.title = "importing " + step.loaded_by + " then " + step.file + " fails: " + step.file + " gets " + step.soname +
+            " from the copy " + step.loaded_by + " loaded";
+  f.evidence.push_back(step.loaded_by + " loads " + step.soname + " from " + copy_text(in, step.loaded_copy));
+  f.evidence.push_back(step.file + " alone loads it from " + copy_text(in, step.own_copy));
+  f.evidence.push_back("a process keeps one " + step.soname + ": whoever loads it first decides the copy every later "
+                       "import binds to");
+  f.affects = {step.loaded_by, step.file};
+  const std::string older = owner(in, step.loaded_copy);
+  f.fix = "one copy of " + step.soname + " for the whole env: upgrade or remove the copy that fails (" + older +
+          "), or import " + step.file + " before " + step.loaded_by;
+  return f;
+}
+
+std::vector<Finding> import_order_findings(const DoctorReport& report, loader::Simulator& sim,
+                                           const loader::Process& host, loader::FileSystemView& files) {
+  const DoctorInputs& in = report.inputs;
+  std::vector<std::pair<std::size_t, Closure>> loading;
+  for (std::size_t i = 0; i < report.roots.size(); ++i)
+    if (report.roots[i].loads) loading.emplace_back(i, closure_of(report.roots[i].report, files));
+  // (soname, loaded copy, own copy) -> the finding; pairs in the order found.
+  std::map<std::tuple<std::string, std::string, std::string>, Finding> by_copies;
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  std::set<std::pair<std::size_t, std::size_t>> tried;
+  auto try_order = [&](std::size_t a, std::size_t b) {
+    if (!tried.insert({a, b}).second) return;
+    const std::string pa = in.env.prefix + "/" + report.roots[a].file, pb = in.env.prefix + "/" + report.roots[b].file;
+    auto seq = simulate_sequence(sim, host, {{pa, loader::Visibility::local}, {pb, loader::Visibility::local}},
+                                 in.env.prefix, files);
+    const SequenceStep& second = seq.back();
+    if (!seq.front().loads || second.loads || !second.loads_alone || second.soname.empty()) return;
+    auto key = std::make_tuple(second.soname, normal(second.loaded_copy), normal(second.own_copy));
+    auto [it, added] = by_copies.try_emplace(key);
+    if (added) {
+      order.push_back(key);
+      it->second = sequence_finding(second, in);
+      auto reverse = simulate_sequence(sim, host, {{pb, loader::Visibility::local}, {pa, loader::Visibility::local}},
+                                       in.env.prefix, files);
+      it->second.evidence.push_back(reverse.back().loads ? "the other order (" + second.file + " then " +
+                                                               second.loaded_by + ") works"
+                                                         : "the other order fails too: " + reverse.back().first_error);
+      return;
+    }
+    for (const auto& root : {second.loaded_by, second.file})
+      if (std::find(it->second.affects.begin(), it->second.affects.end(), root) == it->second.affects.end())
+        it->second.affects.push_back(root);
+  };
+  // The pairs to try: closures sharing a soname resolved to different files.
+  // Consumers (what scripts import) first, so that a finding's title names
+  // the pair a user meets; libraries opened by path come after.
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t x = 0; x < loading.size(); ++x)
+    for (std::size_t y = x + 1; y < loading.size(); ++y) {
+      const Closure& cx = loading[x].second;
+      const Closure& cy = loading[y].second;
+      const bool conflict = std::any_of(cx.begin(), cx.end(), [&](const auto& entry) {
+        auto other = cy.find(entry.first);
+        return other != cy.end() && !other->second.same_file(entry.second);
+      });
+      if (conflict) pairs.emplace_back(loading[x].first, loading[y].first);
+    }
+  auto libraries_in = [&](const std::pair<std::size_t, std::size_t>& p) {
+    return (report.roots[p.first].kind == "library") + (report.roots[p.second].kind == "library");
+  };
+  std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) { return libraries_in(a) < libraries_in(b); });
+  for (const auto& [a, b] : pairs) {
+    try_order(a, b);
+    try_order(b, a);
+  }
+  std::vector<Finding> out;
+  for (const auto& key : order) out.push_back(std::move(by_copies[key]));
+  return out;
+}
+
+} // namespace condacuda::doctor

@@ -1,0 +1,55 @@
+#pragma once
+// One process, many imports: the loader keeps one object per soname per
+// process, so whoever loads a soname first decides the copy every later
+// dlopen binds to. doctor opens each root alone; this module loads roots in
+// sequence in one simulated process (the global scope and the loaded
+// objects carry over, loader::Simulator::dlopen), to find the failures that
+// depend on import order and to run a user's own sequence (doctor --imports).
+// Pure: files through FileSystemView.
+#include <string>
+#include <vector>
+
+#include "doctor/doctor.hpp"
+
+namespace condacuda::doctor {
+
+// One dlopen of a sequence: RTLD_NOW, and RTLD_LOCAL as Python imports an
+// extension (sys.getdlopenflags()), or RTLD_GLOBAL where a framework
+// preloads its libraries that way (ctypes.CDLL(mode=RTLD_GLOBAL)).
+struct ImportStep {
+  std::string file; // absolute
+  loader::Visibility visibility = loader::Visibility::local;
+};
+
+struct SequenceStep {
+  std::string file;  // prefix-relative when inside the env
+  loader::Visibility visibility = loader::Visibility::local;
+  bool loads = true;
+  std::string first_error;
+  bool loads_alone = true; // in a fresh process
+  // For a step that fails only in this sequence: the soname an earlier step
+  // loaded, the copy it loaded (absolute), the earlier step, and the copy
+  // this step would load alone.
+  std::string soname, loaded_copy, loaded_by, own_copy;
+};
+
+// Runs `steps` in order in one copy of the host process (`host` as doctor
+// started it); a failed dlopen leaves the process unchanged, as the real one.
+std::vector<SequenceStep> simulate_sequence(loader::Simulator& sim, const loader::Process& host,
+                                            const std::vector<ImportStep>& steps, const std::string& prefix,
+                                            loader::FileSystemView& files);
+
+// The import-order findings of `report`'s roots: for each pair of roots that
+// load alone and whose closures share a soname resolved to different files,
+// both orders are simulated; an order that fails is an `import-order` error
+// naming both roots, the soname, the copy each would load, the error, and
+// the order that works (if one does). One finding per soname and pair of
+// copies, listing every pair of roots it affects.
+std::vector<Finding> import_order_findings(const DoctorReport& report, loader::Simulator& sim,
+                                           const loader::Process& host, loader::FileSystemView& files);
+
+// The finding for one step of a user's sequence (doctor --imports) that fails
+// only because of an earlier step.
+Finding sequence_finding(const SequenceStep& step, const DoctorInputs& inputs);
+
+} // namespace condacuda::doctor
