@@ -30,6 +30,7 @@ const std::vector<ValueDoc>& value_docs() {
       {"--prefix", report::ValueKind::directory, {}},
       {"--output", report::ValueKind::file, {}},
       {"--releases", report::ValueKind::file, {}},
+      {"--gpus", report::ValueKind::file, {}},
       {"--check", report::ValueKind::file, {}},
       {"--color", report::ValueKind::choice, color_choices},
       {"--shells", report::ValueKind::choice, shell_choices()},
@@ -52,13 +53,25 @@ void describe_value(const CLI::Option* o, report::OptionSpec& os) {
     }
 }
 
+// Commands that take `-- CMD [ARGS...]` after their own words (main hands
+// the words after `--` to them: passthrough_args).
+bool takes_command(const CLI::App& sub) { return sub.get_name() == "run"; }
+
+// The program's description reads "condacuda: make ..."; the man page's NAME
+// line and the summary want the part after the name.
+std::string summary_of(const CLI::App& root, const std::string& program) {
+  std::string d = root.get_description();
+  const std::string lead = program + ": ";
+  return d.rfind(lead, 0) == 0 ? d.substr(lead.size()) : d;
+}
+
 report::CliSpec describe(CLI::App& root) {
   report::CliSpec spec;
-  spec.summary = root.get_description();
+  spec.summary = summary_of(root, spec.program);
   spec.version = CONDACUDA_VERSION;
   for (CLI::App* sub : root.get_subcommands({})) {
     if (sub->get_group().empty() || sub->get_name().rfind("__", 0) == 0) continue; // hidden
-    report::CommandSpec c{sub->get_name(), sub->get_description(), {}, false};
+    report::CommandSpec c{sub->get_name(), sub->get_description(), {}, false, takes_command(*sub)};
     for (const CLI::Option* o : sub->get_options()) {
       if (o->get_name() == "--help" || o->get_group().empty()) continue; // hidden options stay hidden
       if (o->get_lnames().empty() && o->get_snames().empty()) {
@@ -76,6 +89,25 @@ report::CliSpec describe(CLI::App& root) {
   }
   return spec;
 }
+
+// EXIT STATUS: the codes of common.hpp, in the words of the README's "Exit
+// codes" table (e2e.man_page compares the two).
+std::vector<report::ManEntry> exit_status() {
+  auto code = [](ExitCode c) { return std::to_string(int(c)); };
+  return {
+      {code(exit_ok), "success: healthy, repaired, matches"},
+      {code(exit_problems),
+       "problems found: error findings (doctor), could not make the env healthy or a file is in the way (repair, "
+       "nothing written), something left (undo), drift (lock --check), a failed check"},
+      {code(exit_bad_input),
+       "bad input: usage, unknown env, a path that is not an env, an unreadable or corrupt lock/manifest"},
+      {code(exit_no_gpu), "check: no usable GPU (no libcuda.so.1, the toolkit stub instead, no device)"},
+      {code(exit_cannot_apply),
+       "the env cannot be written: permissions, disk, another condacuda holding its lock past 30 s"},
+      {code(exit_internal), "a bug in condacuda"},
+      {"CMD's", "run: the exit status of CMD (127 when it cannot be found, 126 when it cannot be executed)"},
+  };
+}
 } // namespace
 
 Command add_generate(CLI::App& root) {
@@ -88,18 +120,7 @@ Command add_generate(CLI::App& root) {
             if (*what == "bash") emit(report::bash_completion(spec));
             else if (*what == "zsh") emit(report::zsh_completion(spec));
             else if (*what == "fish") emit(report::fish_completion(spec));
-            else
-              emit(report::man_page(
-                  spec,
-                  {{"0", "success: healthy, repaired, matches"},
-                   {"1", "problems found: error findings, could not repair (nothing written), something left, drift, a failed check"},
-                   {"2", "bad input: usage, unknown env, an unreadable or corrupt lock or manifest"},
-                   {"3", "check: no usable GPU (no libcuda.so.1, the toolkit stub instead, no device)"},
-                   {"4", "the env cannot be written (permissions, disk, another condacuda holds its lock)"},
-                   {"70", "a bug in condacuda"}},
-                  {{"$PREFIX/etc/condacuda/manifest.yml", "what repair created; undo removes exactly that"},
-                   {"$PREFIX/etc/conda/activate.d/condacuda.{sh,fish,csh}", "the activation hooks repair writes"},
-                   {"/etc/ld.so.cache", "read by doctor, as by ld.so"}}));
+            else emit(report::man_page(spec, exit_status()));
             return int(exit_ok);
           }};
 }
