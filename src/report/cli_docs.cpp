@@ -400,6 +400,9 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::no_kernel_image, "error (with --gpu)", "a library or extension the roots load has neither SASS nor usable PTX for the GPU: "
                                                 "what it has, and the fix"},
       {doctor::code::ptx_jit_only, "warning (with --gpu)", "only PTX serves the GPU: JIT-compiled at the first launch"},
+      {doctor::code::import_order, "error (warning when only without activation)",
+       "two roots that load alone fail in one process in one order: the soname, the copy each loads, the error, the "
+       "order that works"},
       {doctor::code::shadowed, "warning", "a library the env has is taken from outside it"},
       {doctor::code::empty_path_entry, "warning", "LD_LIBRARY_PATH has an empty entry (the current directory)"},
       {doctor::code::stubs_on_path, "warning", "a CUDA stubs folder is on LD_LIBRARY_PATH"},
