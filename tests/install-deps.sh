@@ -2,7 +2,8 @@
 # Installs what condacuda needs on Debian 12 with apt, when run as root, and
 # only what is missing. `install-deps.sh build` installs the build
 # dependencies; `install-deps.sh test` (the default) adds what the test suites
-# run: the shells the hooks are tested in (xonsh too), shellcheck, hyperfine and libtree
+# run: the shells the hooks are tested in (xonsh too), bash-completion (the completions
+# under it), shellcheck, hyperfine and libtree
 # for the benchmarks, strace and valgrind (processes the hooks start, their
 # instruction counts), patchelf, groff and man-db (rendering the man page), dpkg-dev (CPack DEB),
 # python3-yaml and python3-jinja2 (reading the conda recipes). Not root and something missing: says what,
@@ -12,7 +13,7 @@ level=${1:-test}
 
 build_pkgs=(g++ cmake ninja-build pkgconf libboost1.81-dev libboost-filesystem1.81-dev
             libyaml-cpp-dev libcli11-dev doctest-dev python3 python3-dev)
-test_pkgs=(bash zsh dash ksh fish tcsh xonsh shellcheck hyperfine libtree strace valgrind patchelf binutils file
+test_pkgs=(bash zsh dash ksh fish tcsh xonsh bash-completion shellcheck hyperfine libtree strace valgrind patchelf binutils file
            groff-base man-db dpkg-dev python3-yaml python3-jinja2)
 
 want=("${build_pkgs[@]}")
