@@ -129,8 +129,8 @@ Finding sequence_finding(const SequenceStep& step, const DoctorInputs& in) {
                        "import binds to");
   f.affects = {step.loaded_by, step.file};
   const std::string older = owner(in, step.loaded_copy);
-  f.fix = "one copy of " + step.soname + " for the whole env: upgrade or remove the copy that fails (" + older +
-          "), or import " + step.file + " before " + step.loaded_by;
+  f.fix = "one copy of " + step.soname + " for the whole env: upgrade or remove " + older + ", whose copy lacks what " +
+          step.file + " needs; or import " + step.file + " before " + step.loaded_by;
   return f;
 }
 
@@ -144,6 +144,24 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
   std::map<std::tuple<std::string, std::string, std::string>, Finding> by_copies;
   std::vector<std::tuple<std::string, std::string, std::string>> order;
   std::set<std::pair<std::size_t, std::size_t>> tried;
+  // The finding for the failing order a then b, with whether the other order works.
+  auto finding_for = [&](std::size_t a, std::size_t b, const SequenceStep& second) {
+    Finding f = sequence_finding(second, in);
+    if (relative(second.loaded_copy, in.env.prefix) == report.roots[a].file) {
+      // The first root is the other copy itself: only a process that opens
+      // that file by its path (not by soname) before the second meets this.
+      f.severity = Severity::warning;
+      f.evidence.push_back("only a process that opens " + report.roots[a].file +
+                           " by its path first meets this; by soname the loader takes the copy its search finds first");
+    }
+    const std::string pa = in.env.prefix + "/" + report.roots[a].file, pb = in.env.prefix + "/" + report.roots[b].file;
+    auto reverse = simulate_sequence(sim, host, {{pb, loader::Visibility::local}, {pa, loader::Visibility::local}},
+                                     in.env.prefix, files);
+    f.evidence.push_back(reverse.back().loads
+                             ? "the other order (" + second.file + " then " + second.loaded_by + ") works"
+                             : "the other order fails too: " + reverse.back().first_error);
+    return f;
+  };
   auto try_order = [&](std::size_t a, std::size_t b) {
     if (!tried.insert({a, b}).second) return;
     const std::string pa = in.env.prefix + "/" + report.roots[a].file, pb = in.env.prefix + "/" + report.roots[b].file;
@@ -155,14 +173,15 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
     auto [it, added] = by_copies.try_emplace(key);
     if (added) {
       order.push_back(key);
-      it->second = sequence_finding(second, in);
-      auto reverse = simulate_sequence(sim, host, {{pb, loader::Visibility::local}, {pa, loader::Visibility::local}},
-                                       in.env.prefix, files);
-      it->second.evidence.push_back(reverse.back().loads ? "the other order (" + second.file + " then " +
-                                                               second.loaded_by + ") works"
-                                                         : "the other order fails too: " + reverse.back().first_error);
+      it->second = finding_for(a, b, second);
       return;
     }
+    std::vector<std::string> affects = it->second.affects;
+    if (it->second.severity == Severity::warning && relative(second.loaded_copy, in.env.prefix) != report.roots[a].file)
+      it->second = finding_for(a, b, second); // an order that needs no open by path: an error, named by it
+    for (const auto& root : affects) // every root seen so far, once
+      if (std::find(it->second.affects.begin(), it->second.affects.end(), root) == it->second.affects.end())
+        it->second.affects.push_back(root);
     for (const auto& root : {second.loaded_by, second.file})
       if (std::find(it->second.affects.begin(), it->second.affects.end(), root) == it->second.affects.end())
         it->second.affects.push_back(root);

@@ -37,7 +37,7 @@ expect_eq "$(repair_of seed)" "repaired" "after repair"
 sp=$(echo "$env"/lib/python3*/site-packages)
 touch -d '+1 minute' "$sp/nvidia"
 expect_eq "$(repair_of seed)" "stale" "after a wheel folder changed"
-"$CONDACUDA" list --color never | grep -q "^seed .* stale " || fail "the text table lacks the stale verdict"
+grep -q "^seed .* stale " <<< "$("$CONDACUDA" list --color never)" || fail "the text table lacks the stale verdict"
 
 note "check --python without python"
 mkdir -p "$scratch/nopy/conda-meta"

@@ -42,7 +42,7 @@ doc doctor-healthy 0 doctor -p "$env" --no-ld-library-path
 doc lock 0 lock -p "$env"
 doc lock-written 0 lock -p "$env" -o "$scratch/cuda.lock.yml"
 expect_eq "$(json "$scratch/lock-written.json" 'j["output"]')" "$scratch/cuda.lock.yml" "where the lock went"
-head -1 "$scratch/cuda.lock.yml" | grep -q '^# condacuda lockfile' || fail "lock --json -o wrote no YAML lockfile"
+grep -q '^# condacuda lockfile' <<< "$(head -1 "$scratch/cuda.lock.yml")" || fail "lock --json -o wrote no YAML lockfile"
 doc lock-matches 0 lock --check "$scratch/cuda.lock.yml" -p "$env"
 sed 's/^version: 1$/version: 1\n# edited/; s/sha256: "\([0-9a-f]\{8\}\)/sha256: "00000000/' "$scratch/cuda.lock.yml" > "$scratch/drift.yml"
 doc lock-drift 1 lock --check "$scratch/drift.yml" -p "$env"
