@@ -16,18 +16,13 @@ unset CONDACUDA_HOOK_STATE LD_LIBRARY_PATH
 build_demo_env "$scratch/demo"
 env=$scratch/demo/env
 sp=$(echo "$env"/lib/python3*/site-packages)
-src=$CONDACUDA_SOURCE_DIR/examples/demo-env/src
 py=$env/bin/python3
 ext=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 include=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 "$CONDACUDA" repair -p "$env" > /dev/null
 
 note "conda's cuda-nvjitlink 12.0.76 in \$PREFIX/lib and an extension built against it"
-cc -shared -fPIC -DNVJITLINK_MINOR=0 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$src/nvjitlink-12.0.map" \
-  -o "$env/lib/libnvJitLink.so.12" "$src/nvjitlink.c"
-cat > "$env/conda-meta/cuda-nvjitlink-12.0.76-0.json" << 'JSON'
-{"name": "cuda-nvjitlink", "version": "12.0.76", "build": "0", "files": ["lib/libnvJitLink.so.12"]}
-JSON
+add_conda_nvjitlink_12_0 "$env"
 cat > "$scratch/condaext.c" << 'C'
 #include <Python.h>
 int nvJitLinkVersion(unsigned* major, unsigned* minor);

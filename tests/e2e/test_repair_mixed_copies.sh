@@ -12,16 +12,11 @@ unset CONDACUDA_HOOK_STATE
 build_demo_env "$scratch/demo"
 env=$scratch/demo/env
 sp=$(echo "$env"/lib/python3*/site-packages)
-src=$CONDACUDA_SOURCE_DIR/examples/demo-env/src
 py=$env/bin/python3
 import='import demotorch; print("sparse", demotorch.sparse_version())'
 
 note "conda's cuda-nvjitlink 12.0.76 in \$PREFIX/lib, beside the 12.4 wheel"
-cc -shared -fPIC -DNVJITLINK_MINOR=0 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$src/nvjitlink-12.0.map" \
-  -o "$env/lib/libnvJitLink.so.12" "$src/nvjitlink.c"
-cat > "$env/conda-meta/cuda-nvjitlink-12.0.76-0.json" << 'JSON'
-{"name": "cuda-nvjitlink", "version": "12.0.76", "build": "0", "files": ["lib/libnvJitLink.so.12"]}
-JSON
+add_conda_nvjitlink_12_0 "$env"
 # The libraries' folders first, conda's lib/ before the wheel's, as a naive activation would put them.
 naive="$env/lib:$sp/nvidia/cusparse/lib:$sp/nvidia/nvjitlink/lib:$sp/nvidia/cuda_runtime/lib"
 
