@@ -50,7 +50,8 @@ expect_eq "$(foreign "$scratch/lost.json")" \
 expect_eq "$(json "$scratch/lost.json" '[f["fix"] for f in j["findings"] if f["code"] == "foreign-cuda-major"][0]')" \
   "install libcusparse.so.12 into the env (pip: nvidia-cusparse-cu12, or the conda package of that component)" "the fix"
 
-cache=$(ldconfig -p | awk '$1 == "libcusparse.so.12" && $NF ~ /cuda-13/ { print $NF; exit }')
+# awk reads a finished string: under pipefail, `ldconfig -p | awk ...; exit` fails when ldconfig gets SIGPIPE.
+cache=$(awk '$1 == "libcusparse.so.12" && $NF ~ /cuda-13/ { print $NF; exit }' <<< "$(ldconfig -p)")
 if [ -n "$cache" ]; then
   note "this machine's CUDA 13 through ld.so.cache: $cache"
   expect_status 1 env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --json > "$scratch/cache.json"
