@@ -142,8 +142,7 @@ std::optional<ReleaseAddingArch> release_adding_arch(const inventory::Library& l
                                                      const GpuTable& gpus, const lock::ReleaseTable& releases) {
   const std::string since = gpus.since_cuda(device.major, device.minor);
   if (since.empty() || lib.version.empty()) return std::nullopt;
-  auto alias = releases.same_version_as.find(lib.component);
-  const std::string& column = alias == releases.same_version_as.end() ? lib.component : alias->second;
+  const std::string& column = releases.column_for(lib.component);
   for (const auto& row : releases.releases) { // in file order: oldest first
     if (util::compare_versions(lock::series_of(row.release), since) < 0) continue;
     auto v = row.components.find(column);

@@ -144,18 +144,22 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
   std::map<std::tuple<std::string, std::string, std::string>, Finding> by_copies;
   std::vector<std::tuple<std::string, std::string, std::string>> order;
   std::set<std::pair<std::size_t, std::size_t>> tried;
+  auto path_of = [&](std::size_t root) { return in.env.prefix + "/" + report.roots[root].file; };
+  // The first root is the copy the second got: only an open by path meets that.
+  auto opened_by_path = [&](std::size_t a, const SequenceStep& second) {
+    return relative(second.loaded_copy, in.env.prefix) == report.roots[a].file;
+  };
   // The finding for the failing order a then b, with whether the other order works.
   auto finding_for = [&](std::size_t a, std::size_t b, const SequenceStep& second) {
     Finding f = sequence_finding(second, in);
-    if (relative(second.loaded_copy, in.env.prefix) == report.roots[a].file) {
+    if (opened_by_path(a, second)) {
       // The first root is the other copy itself: only a process that opens
       // that file by its path (not by soname) before the second meets this.
       f.severity = Severity::warning;
       f.evidence.push_back("only a process that opens " + report.roots[a].file +
                            " by its path first meets this; by soname the loader takes the copy its search finds first");
     }
-    const std::string pa = in.env.prefix + "/" + report.roots[a].file, pb = in.env.prefix + "/" + report.roots[b].file;
-    auto reverse = simulate_sequence(sim, host, {{pb, loader::Visibility::local}, {pa, loader::Visibility::local}},
+    auto reverse = simulate_sequence(sim, host, {{path_of(b), loader::Visibility::local}, {path_of(a), loader::Visibility::local}},
                                      in.env.prefix, files);
     f.evidence.push_back(reverse.back().loads
                              ? "the other order (" + second.file + " then " + second.loaded_by + ") works"
@@ -164,8 +168,7 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
   };
   auto try_order = [&](std::size_t a, std::size_t b) {
     if (!tried.insert({a, b}).second) return;
-    const std::string pa = in.env.prefix + "/" + report.roots[a].file, pb = in.env.prefix + "/" + report.roots[b].file;
-    auto seq = simulate_sequence(sim, host, {{pa, loader::Visibility::local}, {pb, loader::Visibility::local}},
+    auto seq = simulate_sequence(sim, host, {{path_of(a), loader::Visibility::local}, {path_of(b), loader::Visibility::local}},
                                  in.env.prefix, files);
     const SequenceStep& second = seq.back();
     if (!seq.front().loads || second.loads || !second.loads_alone || second.soname.empty()) return;
@@ -177,7 +180,7 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
       return;
     }
     std::vector<std::string> affects = it->second.affects;
-    if (it->second.severity == Severity::warning && relative(second.loaded_copy, in.env.prefix) != report.roots[a].file)
+    if (it->second.severity == Severity::warning && !opened_by_path(a, second))
       it->second = finding_for(a, b, second); // an order that needs no open by path: an error, named by it
     for (const auto& root : affects) // every root seen so far, once
       if (std::find(it->second.affects.begin(), it->second.affects.end(), root) == it->second.affects.end())

@@ -17,11 +17,15 @@ std::string series_of(std::string_view release) {
   return std::string(release.substr(0, second));
 }
 
+const std::string& ReleaseTable::column_for(const std::string& component) const {
+  auto alias = same_version_as.find(component);
+  return alias == same_version_as.end() ? component : alias->second;
+}
+
 ReleaseMatch ReleaseTable::match(const std::string& component, const std::string& version) const {
   ReleaseMatch m;
   if (version.empty()) return m;
-  auto alias = same_version_as.find(component);
-  const std::string& column = alias == same_version_as.end() ? component : alias->second;
+  const std::string& column = column_for(component);
   for (const auto& row : releases) {
     auto it = row.components.find(column);
     if (it == row.components.end() || it->second != version) continue;

@@ -42,6 +42,8 @@ struct ReleaseTable {
   // Matches a component's package version against every row. A version listed
   // by rows of two series (possible in principle) belongs to the oldest.
   ReleaseMatch match(const std::string& component, const std::string& version) const;
+  // The column a component's version is listed under ("cublaslt" -> "cublas").
+  const std::string& column_for(const std::string& component) const;
   std::optional<int> min_driver_branch(int major) const;
   // The newest row of a series ("13.0") that names an installer driver.
   const ReleaseRow* installer_row(const std::string& series) const;
