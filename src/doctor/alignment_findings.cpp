@@ -9,14 +9,24 @@ namespace condacuda::doctor {
 
 namespace {
 // "pip install --upgrade 'nvidia-nvjitlink-cu12>=12.4'" for the package that
-// is too old, in the manager that installed it.
+// is too old, in the manager that installed it. A copy no package owns is
+// replaced or removed, never "installed": the env already has the soname.
 std::string upgrade_command(const lock::RuleFailure& f) {
   auto space = f.provider_package.find(' ');
   std::string package = f.provider_package.substr(0, space);
   std::string spec = f.needed_release.empty() ? package : package + ">=" + f.needed_release;
   if (f.provider_manager == "pip") return "pip install --upgrade '" + spec + "'";
   if (f.provider_manager == "conda") return "conda install '" + spec + "' (or mamba/pixi)";
-  return "install " + f.provider_soname + (f.needed_release.empty() ? "" : " >= " + f.needed_release) + " into the env";
+  std::string wanted = f.provider_soname + (f.needed_release.empty() ? "" : " >= " + f.needed_release);
+  if (f.provider_package.empty())
+    return "remove " + f.provider + " (no package owns it), or replace it with " + wanted + " from a package";
+  return "upgrade " + f.provider_package + " to " + wanted;
+}
+
+// "(pip nvidia-nvjitlink-cu12 12.1.105)", or the file when no package owns it.
+std::string owner_text(const lock::RuleFailure& f) {
+  if (f.provider_package.empty()) return "(" + f.provider + ", no package owns it)";
+  return "(" + (f.provider_manager.empty() ? "" : f.provider_manager + " ") + f.provider_package + ")";
 }
 
 Finding base(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
@@ -35,8 +45,8 @@ Finding base(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
 
 Finding symbols_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
   Finding out = base(rule, f);
-  out.title = f.consumer_soname + " needs symbols the env's " + f.provider_soname + " (" + f.provider_package +
-              ") does not define";
+  out.title = f.consumer_soname + " needs symbols the env's " + f.provider_soname + " " + owner_text(f) +
+              " does not define";
   out.symbols = util::join(f.symbols, ",");
   out.version = f.version;
   out.fix = upgrade_command(f);
@@ -45,7 +55,7 @@ Finding symbols_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& 
 
 Finding releases_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
   Finding out = base(rule, f);
-  out.title = "the env's nvJitLink (" + f.provider_package + ") is from an older CUDA release than " + f.consumer_soname +
+  out.title = "the env's nvJitLink " + owner_text(f) + " is from an older CUDA release than " + f.consumer_soname +
               " (CUDA " + f.needed_release + ")";
   out.fix = upgrade_command(f);
   return out;

@@ -182,6 +182,21 @@ TEST_CASE("an nvjitlink wheel older than cusparse needs fails both the symbol an
   CHECK(findings[0].min_release == "12.4");
 }
 
+TEST_CASE("a too-old nvJitLink no package owns: the finding names the file and never says install") {
+  FakeEnv env;
+  env.nvjitlink("", 0, "");
+  env.inv.libraries.back().manager.clear(); // a file copied in by hand: no record owns it
+  env.cusparse("12.1.0.106", 1);
+  auto findings = doctor::alignment_findings(env.evaluate());
+  REQUIRE_FALSE(findings.empty());
+  const auto& f = findings.front();
+  CHECK(f.title == "libcusparse.so.12 needs symbols the env's libnvJitLink.so.12 "
+                   "(lib/nvidia/nvjitlink/lib/libnvJitLink.so.12, no package owns it) does not define");
+  CHECK(f.fix == "remove lib/nvidia/nvjitlink/lib/libnvJitLink.so.12 (no package owns it), or replace it with "
+                 "libnvJitLink.so.12 >= 12.1 from a package");
+  for (const auto& each : findings) CHECK(each.fix.find("install") == std::string::npos);
+}
+
 TEST_CASE("the symbol rule needs no table: unknown versions leave only the release rule unknown") {
   FakeEnv env;
   env.nvjitlink("99.0.1", 1, "some-nvjitlink");
