@@ -1,5 +1,7 @@
 #include "app/repair.hpp"
 
+#include <set>
+
 #include "app/doctor_inputs.hpp"
 #include "app/plan_request.hpp"
 #include "app/repair_apply.hpp"
@@ -50,12 +52,20 @@ std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
 }
 
 // What no repair changes (doctor::is_package_finding), named once: the first
-// scenario's, which every scenario shares.
+// scenario's, which every scenario shares; and the import-order findings the
+// plan names as its limits (repair::OrderLimit), once per soname, with the launch.
 void add_package_notes(RepairOutcome& o) {
   if (o.verification.scenarios.empty()) return;
   for (const auto& f : o.verification.scenarios.front().report.findings)
     if (f.severity == doctor::Severity::error && doctor::is_package_finding(f.code))
       o.notes.push_back("left for you (no repair changes it): " + f.code + ": " + f.title + ". Fix: " + f.fix);
+  std::set<std::string> said;
+  for (const auto& s : o.verification.scenarios)
+    for (const auto& f : s.report.findings)
+      if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error && !s.blocks(f) &&
+          said.insert(f.library).second)
+        o.notes.push_back("left for you (no search path repair controls changes it), " + s.name + ": " + f.code + ": " +
+                          f.title + ". Fix: " + f.fix);
 }
 } // namespace
 

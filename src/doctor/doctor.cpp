@@ -61,7 +61,7 @@ void run_imports(DoctorReport& report, loader::Simulator& sim, const loader::Pro
   for (const auto& s : simulate_sequence(sim, host, steps, in.env.prefix, files)) {
     report.imports.push_back({s.file, s.visibility == loader::Visibility::global, s.loads, s.loads_alone, s.first_error});
     if (s.loads || !s.loads_alone || s.soname.empty()) continue;
-    Finding f = sequence_finding(s, in);
+    Finding f = sequence_finding(s, in, files);
     const bool known = std::any_of(report.findings.begin(), report.findings.end(), [&](const Finding& x) {
       return x.code == f.code && x.library == f.library && x.resolved == f.resolved && x.expected == f.expected;
     });

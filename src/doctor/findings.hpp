@@ -35,13 +35,12 @@ inline constexpr const char* import_order = "import-order";
 // Findings about the env's packages or the machine's driver (misaligned,
 // driver-too-old, the GPU coverage ones): no LD_LIBRARY_PATH, symlink or pin
 // changes them, so a repair's verification does not wait for them; it names
-// them as left to do. import-order too, for now: two copies of a soname that
-// roots reach by path or RUNPATH are the env's packages' doing, and repair
-// does not yet plan for every order (one copy per soname).
+// them as left to do. (import-order is not one: repair gives each soname one
+// copy, and its verification excuses only the limits its plan names,
+// repair::OrderLimit.)
 inline bool is_package_finding(const std::string& finding_code) {
   return finding_code == code::misaligned || finding_code == code::driver_too_old ||
-         finding_code == code::no_kernel_image || finding_code == code::ptx_jit_only ||
-         finding_code == code::import_order;
+         finding_code == code::no_kernel_image || finding_code == code::ptx_jit_only;
 }
 
 struct Finding {

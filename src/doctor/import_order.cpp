@@ -66,24 +66,51 @@ void explain(SequenceStep& s, const loader::LoadReport& failed, const loader::Lo
   }
 }
 
-const inventory::Library* library_at(const DoctorInputs& in, const std::string& path) {
+// The env library at `path`: by name (its file or a link the inventory saw),
+// else by identity (a link made later, as repair's, reaches it too).
+const inventory::Library* library_at(const DoctorInputs& in, const std::string& path, loader::FileSystemView& files) {
   const std::string rel = relative(path, in.env.prefix);
   for (const auto& lib : in.inventory.libraries) {
     if (lib.file == rel) return &lib;
     for (const auto& n : lib.names)
       if (n == rel) return &lib;
   }
+  const auto& target = files.open_verify(normal(path));
+  if (!target.opened()) return nullptr;
+  for (const auto& lib : in.inventory.libraries) {
+    const auto& f = files.open_verify(in.env.prefix + "/" + lib.file);
+    if (f.opened() && f.dev == target.dev && f.ino == target.ino) return &lib;
+  }
   return nullptr;
 }
 
-std::string owner(const DoctorInputs& in, const std::string& path) {
-  const inventory::Library* lib = library_at(in, path);
+std::string owner(const DoctorInputs& in, const std::string& path, loader::FileSystemView& files) {
+  const inventory::Library* lib = library_at(in, path, files);
   if (!lib || lib->package.empty()) return path.starts_with(in.env.prefix + "/") ? "no package" : "outside the env";
   return lib->manager + " " + lib->package + " " + lib->version;
 }
 
-std::string copy_text(const DoctorInputs& in, const std::string& path) {
-  return relative(path, in.env.prefix) + " (" + owner(in, path) + ")";
+// What makes the copy loaded first the one `step` needs: its package
+// upgraded to the release of the copy the step loads alone (or newer), or
+// removed; a file no package owns, removed.
+std::string one_copy_step(const DoctorInputs& in, const SequenceStep& step, loader::FileSystemView& files) {
+  const inventory::Library* older = library_at(in, step.loaded_copy, files);
+  const inventory::Library* own = library_at(in, step.own_copy, files);
+  if (!older && !normal(step.loaded_copy).starts_with(in.env.prefix + "/"))
+    return "take " + std::filesystem::path(normal(step.loaded_copy)).parent_path().string() +
+           " off LD_LIBRARY_PATH where this env's programs start (or start them with `condacuda run`): its copy lacks "
+           "what " + step.file + " needs";
+  if (!older || older->package.empty())
+    return "remove " + relative(step.loaded_copy, in.env.prefix) + " (" + owner(in, step.loaded_copy, files) +
+           "), whose copy lacks what " + step.file + " needs";
+  std::string release = own && !own->version.empty() ? " to " + own->version + " or newer (the release of the copy " +
+                                                           step.file + " loads alone)"
+                                                     : "";
+  return "upgrade " + owner(in, step.loaded_copy, files) + release + ", or remove it: its copy lacks what " + step.file + " needs";
+}
+
+std::string copy_text(const DoctorInputs& in, const std::string& path, loader::FileSystemView& files) {
+  return relative(path, in.env.prefix) + " (" + owner(in, path, files) + ")";
 }
 } // namespace
 
@@ -112,25 +139,24 @@ std::vector<SequenceStep> simulate_sequence(loader::Simulator& sim, const loader
   return out;
 }
 
-Finding sequence_finding(const SequenceStep& step, const DoctorInputs& in) {
+Finding sequence_finding(const SequenceStep& step, const DoctorInputs& in, loader::FileSystemView& files) {
   Finding f;
   f.code = code::import_order;
   f.severity = Severity::error;
   f.library = step.soname;
   f.resolved = step.loaded_copy;
   f.expected = relative(step.own_copy, in.env.prefix);
-  f.expected_package = owner(in, step.own_copy);
+  f.expected_package = owner(in, step.own_copy, files);
   f.first_error = step.first_error;
   f.title = "importing " + step.loaded_by + " then " + step.file + " fails: " + step.file + " gets " + step.soname +
             " from the copy " + step.loaded_by + " loaded";
-  f.evidence.push_back(step.loaded_by + " loads " + step.soname + " from " + copy_text(in, step.loaded_copy));
-  f.evidence.push_back(step.file + " alone loads it from " + copy_text(in, step.own_copy));
+  f.evidence.push_back(step.loaded_by + " loads " + step.soname + " from " + copy_text(in, step.loaded_copy, files));
+  f.evidence.push_back(step.file + " alone loads it from " + copy_text(in, step.own_copy, files));
   f.evidence.push_back("a process keeps one " + step.soname + ": whoever loads it first decides the copy every later "
                        "import binds to");
   f.affects = {step.loaded_by, step.file};
-  const std::string older = owner(in, step.loaded_copy);
-  f.fix = "one copy of " + step.soname + " for the whole env: upgrade or remove " + older + ", whose copy lacks what " +
-          step.file + " needs; or import " + step.file + " before " + step.loaded_by;
+  f.fix = "one copy of " + step.soname + " for the whole env: " + one_copy_step(in, step, files) + "; or import " + step.file +
+          " before " + step.loaded_by;
   return f;
 }
 
@@ -151,7 +177,7 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
   };
   // The finding for the failing order a then b, with whether the other order works.
   auto finding_for = [&](std::size_t a, std::size_t b, const SequenceStep& second) {
-    Finding f = sequence_finding(second, in);
+    Finding f = sequence_finding(second, in, files);
     if (opened_by_path(a, second)) {
       // The first root is the other copy itself: only a process that opens
       // that file by its path (not by soname) before the second meets this.

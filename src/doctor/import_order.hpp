@@ -50,6 +50,6 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
 
 // The finding for one step of a user's sequence (doctor --imports) that fails
 // only because of an earlier step.
-Finding sequence_finding(const SequenceStep& step, const DoctorInputs& inputs);
+Finding sequence_finding(const SequenceStep& step, const DoctorInputs& inputs, loader::FileSystemView& files);
 
 } // namespace condacuda::doctor

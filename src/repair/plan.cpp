@@ -54,6 +54,17 @@ bool satisfies(loader::FileSystemView& files, const std::string& prefix, const s
   return from.elf && to.elf && loader::satisfies_versioned_references(*from.elf, *to.elf, soname);
 }
 
+// The env's copies of `soname`: by DT_SONAME, then by file name, each in
+// inventory order.
+std::vector<const inventory::Library*> copies_of(const inventory::Inventory& inv, const std::string& soname) {
+  std::vector<const inventory::Library*> copies;
+  for (const auto& lib : inv.libraries)
+    if (lib.soname == soname) copies.push_back(&lib);
+  for (const auto& lib : inv.libraries)
+    if (lib.soname != soname && fs::path(lib.file).filename() == soname) copies.push_back(&lib);
+  return copies;
+}
+
 // The env's copy of `soname` for `requester` (absolute): with several copies
 // (conda's lib/, targets/*/lib, wheel folders), the first, in inventory
 // order, that defines every versioned symbol the requester needs from it;
@@ -61,14 +72,93 @@ bool satisfies(loader::FileSystemView& files, const std::string& prefix, const s
 const inventory::Library* provider_for(const inventory::Inventory& inv, const std::string& soname,
                                        const std::string& requester, loader::FileSystemView& files,
                                        const std::string& prefix) {
-  std::vector<const inventory::Library*> copies;
-  for (const auto& lib : inv.libraries)
-    if (lib.soname == soname) copies.push_back(&lib);
-  for (const auto& lib : inv.libraries)
-    if (lib.soname != soname && fs::path(lib.file).filename() == soname) copies.push_back(&lib);
+  auto copies = copies_of(inv, soname);
   for (const auto* lib : copies)
     if (satisfies(files, prefix, requester, *lib, soname)) return lib;
   return copies.empty() ? nullptr : copies.front();
+}
+
+// The env library a loaded object is, by identity (a link reaching it counts as it).
+class EnvLibraries {
+public:
+  EnvLibraries(const inventory::Inventory& inv, loader::FileSystemView& files, const std::string& prefix) : files_(files) {
+    for (const auto& l : inv.libraries) {
+      const auto& f = files.open_verify(prefix + "/" + l.file);
+      if (f.opened()) by_identity_.emplace(std::make_pair(f.dev, f.ino), &l);
+    }
+  }
+  const inventory::Library* at(const std::string& path) const {
+    const auto& f = files_.open_verify(path);
+    auto it = by_identity_.find({f.dev, f.ino});
+    return f.opened() && it != by_identity_.end() ? it->second : nullptr;
+  }
+
+private:
+  loader::FileSystemView& files_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, const inventory::Library*> by_identity_;
+};
+
+// A DT_NEEDED by soname on a root's loading chain: who needs it, the env copy
+// its search found (null: none, or not the env's), and how.
+struct Need {
+  std::string requester; // absolute
+  const inventory::Library* found = nullptr;
+  loader::FoundVia via = loader::FoundVia::not_found;
+};
+using Needs = std::map<std::string, std::vector<Need>>; // soname -> every need of it
+
+// The toolkit libraries of another CUDA major than the one the env's
+// consumers need (a CUDA 13 wheel in a CUDA 12 torch env): the env's hook
+// never puts their folders first for their own sake; doctor names them.
+std::set<std::string> stray_major_files(const inventory::Inventory& inv) {
+  std::set<std::string> out;
+  const int major = inventory::consumers_major(inv).major;
+  if (major <= 0) return out;
+  for (const auto& lib : inv.libraries)
+    if (lib.toolkit && lib.cuda_major > 0 && lib.cuda_major != major) out.insert(lib.file);
+  return out;
+}
+
+Needs needs_of(const doctor::DoctorReport& report, loader::FileSystemView& files) {
+  Needs out;
+  std::string prefix = prefix_of(report.inputs);
+  const std::set<std::string> strays = stray_major_files(report.inputs.inventory);
+  EnvLibraries env(report.inputs.inventory, files, prefix);
+  for (const auto& root : report.roots) {
+    if (strays.count(root.file)) continue;
+    const auto& objs = root.report.objects;
+    for (const auto& edge : root.report.edges) {
+      if (edge.needed.find('/') != std::string::npos || edge.from < 0) continue;
+      Need n{normal(objs[static_cast<std::size_t>(edge.from)].name), nullptr, edge.via};
+      if (edge.to >= 0) n.found = env.at(normal(objs[static_cast<std::size_t>(edge.to)].name));
+      out[edge.needed].push_back(std::move(n));
+    }
+  }
+  return out;
+}
+
+// One copy per soname for the whole env (issue 17: a process keeps one copy
+// of a soname, so every import order works only when every consumer can bind
+// to the same one): among the copies that define every versioned symbol each
+// requester needs, the one most requesters' own search already finds, else
+// the first in inventory order. A soname no copy serves alone is absent.
+std::map<std::string, const inventory::Library*> one_copy_per_soname(const Needs& needs, const inventory::Inventory& inv,
+                                                                      loader::FileSystemView& files, const std::string& prefix) {
+  std::map<std::string, const inventory::Library*> out;
+  for (const auto& [soname, list] : needs) {
+    const inventory::Library* best = nullptr;
+    long best_found = -1;
+    for (const auto* copy : copies_of(inv, soname)) {
+      bool serves_all = std::all_of(list.begin(), list.end(), [&](const Need& n) {
+        return satisfies(files, prefix, n.requester, *copy, soname);
+      });
+      if (!serves_all) continue;
+      long found = std::count_if(list.begin(), list.end(), [&](const Need& n) { return n.found && n.found->file == copy->file; });
+      if (found > best_found) best = copy, best_found = found;
+    }
+    if (best) out.emplace(soname, best);
+  }
+  return out;
 }
 
 // The requester's own folder, when its RUNPATH (or RPATH) searches it
@@ -95,13 +185,16 @@ std::vector<PlannedLink> links_for(const doctor::DoctorReport& report, loader::F
   std::vector<PlannedLink> out;
   std::string prefix = prefix_of(report.inputs);
   std::set<std::string> seen = planned;
+  const auto one_copy = one_copy_per_soname(needs_of(report, files), report.inputs.inventory, files, prefix);
   for (const auto& root : report.roots) {
     for (const auto& e : root.report.errors) {
       if (e.kind != loader::ErrorKind::not_found || e.objname.find('/') != std::string::npos) continue;
       if (e.object < 0 || e.object >= static_cast<int>(root.report.objects.size())) continue;
       std::string requester = normal(root.report.objects[static_cast<std::size_t>(e.object)].name);
       if (requester.rfind(prefix + "/", 0) != 0) continue;
-      const auto* lib = provider_for(report.inputs.inventory, e.objname, requester, files, prefix);
+      auto chosen = one_copy.find(e.objname);
+      const auto* lib = chosen != one_copy.end() ? chosen->second
+                                                 : provider_for(report.inputs.inventory, e.objname, requester, files, prefix);
       if (!lib) continue;
       auto dir = origin_folder(files, requester);
       if (!dir) continue;
@@ -192,11 +285,12 @@ std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> env_files(const d
 
 // One round: the env files whose DT_NEEDED LD_LIBRARY_PATH answered with a
 // copy from outside the env although the env has its own, in the roots that
-// fail. Those with DT_RUNPATH are pinned; a failing root none of whose wrong
-// edges can be pinned is unpinnable.
+// fail or that an import-order error names. Those with DT_RUNPATH are
+// pinned; a failing root none of whose wrong edges can be pinned is unpinnable.
 struct PinRound {
   std::vector<PlannedPin> pins;
   std::vector<UnpinnableRoot> unpinnable;
+  std::vector<OrderLimit> limits; // edges of roots that load alone that no pin changes
 };
 
 PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& files,
@@ -205,8 +299,14 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
   PinRound round;
   std::string prefix = prefix_of(report.inputs);
   std::set<std::string> chosen;
+  // Roots that load alone but not in some import order: their outside
+  // copies are pinned away too (one copy per soname, the env's).
+  std::set<std::string> in_order_errors;
+  for (const auto& f : report.findings)
+    if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error)
+      in_order_errors.insert(f.affects.begin(), f.affects.end());
   for (const auto& root : report.roots) {
-    if (root.loads) continue;
+    if (root.loads && !in_order_errors.count(root.file)) continue;
     const auto& objs = root.report.objects;
     std::string why;
     bool pinnable = false;
@@ -219,22 +319,29 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
       auto it = env.find({from.dev, from.ino});
       if (it == env.end() || !from.elf) continue;
       std::string reason = edge.needed + ": LD_LIBRARY_PATH gave " + target;
+      const std::string requester = normal(objs[static_cast<std::size_t>(edge.from)].name);
+      // An edge no pin can change: the root fails for it, or (loading alone)
+      // an import order that loads this copy first may fail.
+      auto cannot_pin = [&](const std::string& who, const std::string& because) {
+        if (why.empty()) why = who + " needs " + reason + ", and " + because;
+        if (root.loads)
+          round.limits.push_back({false, edge.needed, target, requester.substr(prefix.size() + 1),
+                                  "LD_LIBRARY_PATH gives it that copy without activation, and " + because});
+      };
       if (it->second.empty()) {
-        if (why.empty())
-          why = normal(objs[static_cast<std::size_t>(edge.from)].name) + " needs " + reason +
-                ", and it is a symlink that leads out of the env: pinning it would change a file outside";
+        cannot_pin(requester, "it is a symlink that leads out of the env: pinning it would change a file outside");
         continue;
       }
       auto offsets = elf::runpath_tag_offsets(*from.elf);
       if (offsets.empty()) {
-        if (why.empty()) why = it->second + " needs " + reason + ", and it has no DT_RUNPATH to pin";
+        cannot_pin(it->second, "it has no DT_RUNPATH to pin");
         continue;
       }
       pinnable = true;
       if (pinned.count(it->second) || !chosen.insert(it->second).second) continue;
       round.pins.push_back({it->second, std::string(from.elf->dynamic().runpath.value_or("")), offsets, reason});
     }
-    if (!pinnable) {
+    if (!pinnable && !root.loads) {
       if (why.empty()) why = "no library on its loading chain picked up a copy from LD_LIBRARY_PATH that pinning can avoid";
       round.unpinnable.push_back({root.file, root.first_error, why});
     }
@@ -265,54 +372,77 @@ void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, Overla
     }
     for (auto& u : last.unpinnable)
       if (unpinnable.insert(u.root).second) plan.unpinnable.push_back(std::move(u));
+    for (auto& l : last.limits) {
+      const bool known = std::any_of(plan.order_limits.begin(), plan.order_limits.end(), [&](const OrderLimit& o) {
+        return o.soname == l.soname && o.copy == l.copy && o.requester == l.requester;
+      });
+      if (!known) plan.order_limits.push_back(std::move(l));
+    }
   }
   std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 }
 
-// The toolkit libraries of another CUDA major than the one the env's
-// consumers need (a CUDA 13 wheel in a CUDA 12 torch env): the env's hook
-// never puts their folders first for their own sake; doctor names them.
-std::set<std::string> stray_major_files(const inventory::Inventory& inv) {
-  std::set<std::string> out;
-  const int major = inventory::consumers_major(inv).major;
-  if (major <= 0) return out;
-  for (const auto& lib : inv.libraries)
-    if (lib.toolkit && lib.cuda_major > 0 && lib.cuda_major != major) out.insert(lib.file);
-  return out;
-}
 
 // For every DT_NEEDED by soname of the roots (but the stray-major libraries),
-// the env folder whose copy should answer: the copy the requester's own search
-// found (a planned link counts as its target) when it has what the requester
+// the env folder whose copy should answer: the env's one copy of it when one
+// serves every requester; else, per requester, the copy its own search found
+// (a planned link counts as its target) when it has what the requester
 // needs, else a copy that has.
-std::map<std::string, std::set<std::string>> needed_folders(const doctor::DoctorReport& report,
-                                                            loader::FileSystemView& files) {
+std::map<std::string, std::set<std::string>> needed_folders(const Needs& needs,
+                                                            const std::map<std::string, const inventory::Library*>& one_copy,
+                                                            const doctor::DoctorInputs& in, loader::FileSystemView& files) {
   std::map<std::string, std::set<std::string>> chosen; // folder -> sonames it provides
-  std::string prefix = prefix_of(report.inputs);
-  const auto& inv = report.inputs.inventory;
-  const std::set<std::string> strays = stray_major_files(inv);
-  std::map<std::pair<std::uint64_t, std::uint64_t>, const inventory::Library*> by_identity;
-  for (const auto& l : inv.libraries) {
-    const auto& f = files.open_verify(prefix + "/" + l.file);
-    if (f.opened()) by_identity.emplace(std::make_pair(f.dev, f.ino), &l);
-  }
-  for (const auto& root : report.roots) {
-    if (strays.count(root.file)) continue;
-    const auto& objs = root.report.objects;
-    for (const auto& edge : root.report.edges) {
-      if (edge.needed.find('/') != std::string::npos || edge.from < 0) continue;
-      const std::string requester = normal(objs[static_cast<std::size_t>(edge.from)].name);
-      const inventory::Library* lib = nullptr;
-      if (edge.to >= 0) {
-        const auto& f = files.open_verify(normal(objs[static_cast<std::size_t>(edge.to)].name));
-        if (auto it = by_identity.find({f.dev, f.ino}); f.opened() && it != by_identity.end()) lib = it->second;
-      }
-      if (lib && !satisfies(files, prefix, requester, *lib, edge.needed)) lib = nullptr;
-      if (!lib) lib = provider_for(inv, edge.needed, requester, files, prefix);
-      if (lib) chosen[lib->folder].insert(lib->soname);
+  std::string prefix = prefix_of(in);
+  for (const auto& [soname, list] : needs) {
+    if (auto it = one_copy.find(soname); it != one_copy.end()) {
+      chosen[it->second->folder].insert(soname);
+      continue;
+    }
+    for (const auto& n : list) {
+      const inventory::Library* lib = n.found;
+      if (lib && !satisfies(files, prefix, n.requester, *lib, soname)) lib = nullptr;
+      if (!lib) lib = provider_for(in.inventory, soname, n.requester, files, prefix);
+      if (lib) chosen[lib->folder].insert(soname);
     }
   }
   return chosen;
+}
+
+// Where the plan cannot give a soname one copy: a requester whose own search
+// reaches another env copy before anything repair controls (DT_RPATH, or
+// without activation DT_RUNPATH, whose folder holds a package's real file),
+// or no copy serves every requester. `needs` are those of a simulation of
+// the launch with the plan applied.
+void add_order_limits(std::vector<OrderLimit>& out, bool activated, const Needs& needs,
+                      const std::map<std::string, const inventory::Library*>& one_copy, const std::string& prefix) {
+  auto rel = [&](const std::string& path) { return path.rfind(prefix + "/", 0) == 0 ? path.substr(prefix.size() + 1) : path; };
+  for (const auto& [soname, list] : needs) {
+    auto chosen = one_copy.find(soname);
+    if (chosen == one_copy.end()) {
+      std::set<std::string> copies;
+      for (const auto& n : list)
+        if (n.found) copies.insert(n.found->file);
+      if (copies.size() < 2) continue;
+      const Need& first = list.front();
+      out.push_back({activated, soname, first.found ? first.found->file : "", rel(first.requester),
+                     "no copy of " + soname + " in the env defines every versioned symbol its consumers need"});
+      continue;
+    }
+    for (const auto& n : list) {
+      if (!n.found || n.found->file == chosen->second->file) continue; // (inventories may be copies: by file)
+      const bool own_search = n.via == loader::FoundVia::rpath || n.via == loader::FoundVia::exe_rpath ||
+                              (!activated && n.via == loader::FoundVia::runpath);
+      if (!own_search) continue;
+      const bool known = std::any_of(out.begin(), out.end(), [&](const OrderLimit& l) {
+        return l.activated == activated && l.soname == soname && l.copy == n.found->file;
+      });
+      if (known) continue;
+      out.push_back({activated, soname, n.found->file, rel(n.requester),
+                     std::string("its own ") + (n.via == loader::FoundVia::runpath ? "DT_RUNPATH" : "DT_RPATH") +
+                         " finds that copy first" + (activated ? ", before LD_LIBRARY_PATH" : "") +
+                         "; the env's one copy is " + chosen->second->file});
+    }
+  }
 }
 } // namespace
 
@@ -342,21 +472,41 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
     plan.links.insert(plan.links.end(), more.begin(), more.end());
   }
   auto final_report = doctor::run_doctor(b, overlay);
-  plan.folders = order_folders(needed_folders(final_report, overlay), inputs.inventory);
+  const Needs needs = needs_of(final_report, overlay);
+  const auto one_copy = one_copy_per_soname(needs, inputs.inventory, overlay, prefix);
+  for (const auto& [soname, lib] : one_copy)
+    if (copies_of(inputs.inventory, soname).size() > 1) plan.copies.push_back({soname, lib->file});
+  plan.folders = order_folders(needed_folders(needs, one_copy, inputs, overlay), inputs.inventory);
   plan.pin = request.pin;
   plan.not_activated_values = request.not_activated_values;
   if (request.pin) plan_pins(plan, b, overlay);
+  // What no search path can change, in each launch: activated with the
+  // hook's folders, and not activated with the links (and pins).
+  doctor::DoctorInputs activated = b;
+  for (const auto& f : plan.folders) activated.hook_folders.push_back(prefix + "/" + f.path);
+  activated.hook_present = true;
+  if (!activated.hook_folders.empty()) activated.config.ld_library_path = util::join(activated.hook_folders, ":");
+  add_order_limits(plan.order_limits, true, needs_of(doctor::run_doctor(activated, overlay), overlay), one_copy, prefix);
+  add_order_limits(plan.order_limits, false, needs_of(doctor::run_doctor(b, overlay), overlay), one_copy, prefix);
   return plan;
 }
 
+bool Scenario::blocks(const doctor::Finding& f) const {
+  if (f.severity != doctor::Severity::error) return false;
+  if (f.code == doctor::code::import_order)
+    return std::find(excused_orders.begin(), excused_orders.end(), f.library) == excused_orders.end();
+  return !doctor::is_package_finding(f.code);
+}
+
 bool Scenario::passes() const {
-  if (excused.empty())
-    return std::none_of(report.findings.begin(), report.findings.end(), [](const doctor::Finding& f) {
-      return f.severity == doctor::Severity::error && !doctor::is_package_finding(f.code);
-    });
-  return std::all_of(report.roots.begin(), report.roots.end(), [&](const doctor::RootResult& r) {
+  const auto& findings = report.findings;
+  if (excused.empty()) return std::none_of(findings.begin(), findings.end(), [&](const auto& f) { return blocks(f); });
+  const bool roots_load = std::all_of(report.roots.begin(), report.roots.end(), [&](const doctor::RootResult& r) {
     return r.loads || std::find(excused.begin(), excused.end(), r.file) != excused.end();
   });
+  return roots_load && std::none_of(findings.begin(), findings.end(), [&](const auto& f) {
+           return f.code == doctor::code::import_order && blocks(f);
+         });
 }
 
 Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inputs,
@@ -384,7 +534,9 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
       in.config.ld_library_path = base;
     }
     Scenario s{std::move(name), std::move(description), required, excuse ? excused : std::vector<std::string>{},
-               doctor::run_doctor(std::move(in), overlay)};
+               {}, doctor::run_doctor(std::move(in), overlay)};
+    for (const auto& l : plan.order_limits)
+      if (l.activated == activated) s.excused_orders.push_back(l.soname);
     if (required && !s.passes()) v.ok = false;
     v.scenarios.push_back(std::move(s));
   };

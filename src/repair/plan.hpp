@@ -48,6 +48,26 @@ struct PinnedNow {
   std::vector<std::uint64_t> offsets;
 };
 
+// A soname the plan cannot give one copy in a launch (issue 17): a consumer's
+// own search reaches another env copy before anything repair controls
+// (DT_RPATH; without activation DT_RUNPATH, whose folder holds a package's
+// file), or no copy defines all its consumers need. An import order that
+// loads that copy first may fail; doctor's import-order finding says which
+// order works and the package to upgrade or remove.
+struct OrderLimit {
+  bool activated = false; // the launch: activated, or not
+  std::string soname;
+  std::string copy;      // the other copy (prefix-relative)
+  std::string requester; // who reaches it (prefix-relative)
+  std::string why;
+};
+
+// The env's one copy of a soname that has several.
+struct OneCopy {
+  std::string soname;
+  std::string file; // prefix-relative
+};
+
 struct PlanRequest {
   // Symlinks a previous repair made (absolute): planning sees the env
   // without them, so a repaired env plans the same links again.
@@ -67,6 +87,10 @@ struct RepairPlan {
   std::vector<PlannedPin> pins;
   std::vector<UnpinnableRoot> unpinnable;
   std::vector<std::optional<std::string>> not_activated_values; // verified, with unset
+  // One copy per soname: every consumer is led to it (folders, links), so
+  // that every import order binds to the same copy; and where that cannot hold.
+  std::vector<OneCopy> copies;
+  std::vector<OrderLimit> order_limits;
 
   bool empty() const { return folders.empty() && links.empty() && pins.empty(); }
   std::vector<std::string> folder_paths() const;
@@ -85,9 +109,13 @@ struct Scenario {
   std::string description; // what LD_LIBRARY_PATH it assumes
   bool required = true;    // must be healthy for the plan to be applied
   std::vector<std::string> excused; // roots allowed to fail (unpinnable, said so)
+  std::vector<std::string> excused_orders; // sonames of the plan's order limits in this launch
   doctor::DoctorReport report;
-  // No error finding but package findings (doctor::is_package_finding), or only
-  // excused roots fail to load.
+  // An error finding a repair should have fixed: not a package finding
+  // (doctor::is_package_finding), nor an import-order one the plan names a limit.
+  bool blocks(const doctor::Finding& f) const;
+  // No blocking finding, or (with excused roots) only excused roots fail to
+  // load and no import-order finding blocks.
   bool passes() const;
 };
 

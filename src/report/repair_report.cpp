@@ -12,9 +12,8 @@ namespace {
 // The error findings that make a scenario fail (package findings do not: no
 // repair changes them, the notes name them).
 std::size_t blocking_errors(const repair::Scenario& s) {
-  return static_cast<std::size_t>(std::count_if(s.report.findings.begin(), s.report.findings.end(), [](const doctor::Finding& f) {
-    return f.severity == doctor::Severity::error && !doctor::is_package_finding(f.code);
-  }));
+  return static_cast<std::size_t>(std::count_if(s.report.findings.begin(), s.report.findings.end(),
+                                                [&](const doctor::Finding& f) { return s.blocks(f); }));
 }
 Json pin_changes_json(const repair::ChangeSet& set) {
   Json a = Json::array();
@@ -149,6 +148,25 @@ Json repair_json(const app::RepairOutcome& r) {
     unpinnable.push(uj);
   }
   plan.set("unpinnable", unpinnable);
+  Json copies = Json::array();
+  for (const auto& c : r.plan.copies) {
+    Json cj = Json::object();
+    cj.set("soname", c.soname);
+    cj.set("file", c.file);
+    copies.push(cj);
+  }
+  plan.set("copies", copies);
+  Json limits = Json::array();
+  for (const auto& l : r.plan.order_limits) {
+    Json lj = Json::object();
+    lj.set("launch", l.activated ? "activated" : "not-activated");
+    lj.set("soname", l.soname);
+    lj.set("copy", l.copy);
+    lj.set("requester", l.requester);
+    lj.set("why", l.why);
+    limits.push(lj);
+  }
+  plan.set("order_limits", limits);
   Json hooks = Json::array();
   for (const auto& h : r.hooks) hooks.push(h);
   plan.set("hooks", hooks);
@@ -204,6 +222,16 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     for (const auto& u : r.plan.unpinnable)
       out += "    " + u.root + "  " + style.dim(u.why) + "\n        " + u.error + "\n";
   }
+  if (!r.plan.copies.empty()) {
+    out += "  one copy per soname, so that every import order binds to the same one:\n";
+    for (const auto& c : r.plan.copies) out += "    " + c.soname + "  " + style.dim(c.file) + "\n";
+  }
+  if (!r.plan.order_limits.empty()) {
+    out += "  " + style.yellow("import order left for you") + " (no search path repair controls reaches it; see the note):\n";
+    for (const auto& l : r.plan.order_limits)
+      out += "    " + std::string(l.activated ? "activated" : "not activated") + ": " + l.requester + " gets " + l.soname +
+             " from " + l.copy + "  " + style.dim("(" + l.why + ")") + "\n";
+  }
   out += "\n" + style.bold("Verified") + " with the loader model, every root, plan applied:\n";
   for (const auto& s : r.verification.scenarios) {
     int fails = 0;
@@ -216,7 +244,7 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
            (s.excused.empty() ? "" : style.dim(" (" + std::to_string(s.excused.size()) + " unpinnable excused)")) + "\n";
     if (!s.passes())
       for (const auto& f : s.report.findings)
-        if (f.severity == doctor::Severity::error && !doctor::is_package_finding(f.code))
+        if (s.blocks(f))
           out += "        " + f.code + ": " + f.title + "\n        fix: " + f.fix + "\n";
   }
   if (r.changes) {

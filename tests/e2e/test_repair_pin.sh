@@ -185,14 +185,19 @@ if make_cuda13_env "$scratch/cu13" && [ -z "$(find "$scratch/cu13" -type l -name
     [ -n "$shared" ] || fail "no /usr/local/cuda file shares $p"
     expect_eq "$(sha256sum < "$shared")" "$(sha256sum < "$cu13/etc/condacuda/originals/"*"-${p##*/}")" "the shared original of $p"
   done
-  # Every root loads alone, not activated. What may remain: import-order errors
-  # (a library the pins leave reaching the planted nvJitLink, loaded before a
-  # pinned one in one process): repair does not yet plan for every order
-  # (issue 17), and its verification names them as left to do.
+  # Every root loads alone, not activated. What remains: import orders that
+  # load the planted nvJitLink first through a library with no DT_RUNPATH to
+  # pin (libcusolverMg): the plan names it as an order limit, the note says
+  # which order works, and doctor's import-order errors are about that only.
+  expect_eq "$(json "$scratch/cu13.json" 'sorted(set((l["launch"], l["soname"], l["copy"]) for l in j["plan"]["order_limits"]))')" \
+    "[('not-activated', 'libnvJitLink.so.13', '$old/libnvJitLink.so.13')]" "the order limit: the planted copy, not activated"
+  expect_eq "$(json "$scratch/cu13.json" 'any("import-order" in n and "before" in n for n in j["notes"])')" True "the note says which order works"
   LD_LIBRARY_PATH=$old "$CONDACUDA" doctor -p "$cu13" --context not-activated --json > "$scratch/cu13-doctor.json" || true
   expect_eq "$(json "$scratch/cu13-doctor.json" 'j["summary"]["fails"]')" 0 "CUDA 13 roots that fail not activated after the pins"
   expect_eq "$(json "$scratch/cu13-doctor.json" 'sorted(set(f["code"] for f in j["findings"] if f["severity"] == "error") - {"import-order"})')" \
     "[]" "errors other than import-order after the pins"
+  expect_eq "$(json "$scratch/cu13-doctor.json" 'sorted(set(f["library"] for f in j["findings"] if f["code"] == "import-order"))')" \
+    "['libnvJitLink.so.13']" "import-order errors only for the limit the plan names"
   LD_LIBRARY_PATH=$old python3 "$oracle" "$scratch/cu13-doctor.json" --probe "$CONDACUDA_DLOPEN_PROBE" > /dev/null
   "$CONDACUDA" undo -p "$cu13" > /dev/null
   tree_state "$cu13" > "$scratch/cu13-after"
