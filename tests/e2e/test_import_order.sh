@@ -6,9 +6,15 @@
 # `import condaext` then `import demotorch` fails (the 12.0 copy is loaded
 # first and lacks __nvJitLinkAddData_12_1), the other order works. doctor
 # reports the import-order finding naming both and the failing order;
-# --imports agrees with the real process in both orders. Then the pairs
-# that must not give a finding: no shared soname, or a shared soname that
-# resolves to the same file.
+# --imports agrees with the real process in both orders. repair gives the
+# soname one copy (the wheel's, which serves both): activated, both orders
+# work (real python with the hook sourced); not activated, condaext's own
+# RUNPATH still reaches conda's file, which no search path repair controls
+# changes: the plan names that limit and its note the order that works and
+# the package to upgrade, with --pin too. Where the plan allows it (an
+# extension whose RUNPATH is its own folder), the link leads to the one copy
+# and both orders work without activation. Then the pairs that must not give
+# a finding: no shared soname, or a shared soname resolved to the same file.
 source "$(dirname "$0")/lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 unset CONDACUDA_HOOK_STATE LD_LIBRARY_PATH
@@ -82,8 +88,60 @@ expect_eq "$(json "$scratch/good.json" '[i["verdict"] for i in j["imports"]]')" 
 expect_status 2 "$CONDACUDA" doctor -p "$env" --imports demotorch > /dev/null 2> "$scratch/pure.err"
 grep -q "names no extension module" "$scratch/pure.err" || fail "a pure-Python package is not mapped to a file"
 
+note "repair: one copy of libnvJitLink.so.12 (the wheel's, which serves both); activated every order works"
+"$CONDACUDA" repair -p "$env" --json > "$scratch/repair.json"
+expect_eq "$(json "$scratch/repair.json" '[(c["soname"], c["file"]) for c in j["plan"]["copies"]]')" \
+  "[('libnvJitLink.so.12', '${sp#"$env"/}/nvidia/nvjitlink/lib/libnvJitLink.so.12')]" "the one copy"
+expect_eq "$(json "$scratch/repair.json" '[f["path"] for f in j["plan"]["folders"] if f["path"] == "lib"]')" "[]" \
+  "conda's lib/ (the 12.0 copy) is not put on LD_LIBRARY_PATH"
+expect_eq "$(json "$scratch/repair.json" '[(l["launch"], l["soname"], l["copy"], l["requester"]) for l in j["plan"]["order_limits"]]')" \
+  "[('not-activated', 'libnvJitLink.so.12', 'lib/libnvJitLink.so.12', '$condaext')]" \
+  "the limit: condaext's own RUNPATH reaches conda's file without activation"
+case "$(json "$scratch/repair.json" '" ".join(j["notes"])')" in
+  *"upgrade conda cuda-nvjitlink 12.0.76 to 12.4.127 or newer"*"or import $demotorch before $condaext"*) ;;
+  *) fail "the note names the package to upgrade and the order that works: $(json "$scratch/repair.json" 'j["notes"]')" ;;
+esac
+activated() { # PYTHON CODE: runs it with the env's hook sourced, as `conda activate` does
+  CONDA_PREFIX=$env bash -c 'set -eu; . "$CONDA_PREFIX/etc/conda/activate.d/condacuda.sh"; exec "$1" -c "$2"' bash "$py" "$1"
+}
+expect_eq "$(activated 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" "activated: condaext then demotorch"
+expect_eq "$(activated 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" "activated: demotorch then condaext"
+hooked=$(CONDA_PREFIX=$env bash -c '. "$CONDA_PREFIX/etc/conda/activate.d/condacuda.sh"; echo "$LD_LIBRARY_PATH"')
+LD_LIBRARY_PATH=$hooked "$CONDACUDA" doctor -p "$env" --context activated --json > "$scratch/activated.json" || true
+expect_eq "$(json "$scratch/activated.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
+  "[]" "doctor, activated: no import-order error"
+LD_LIBRARY_PATH=$hooked expect_status 0 "$CONDACUDA" doctor -p "$env" --context activated --imports condaext,demotorch._C > /dev/null
+
+note "--pin cannot change condaext's own RUNPATH: not activated, the plan names the order that works, as the real process shows"
+"$CONDACUDA" repair -p "$env" --pin --json > "$scratch/pin.json"
+expect_eq "$(json "$scratch/pin.json" '[(l["launch"], l["copy"]) for l in j["plan"]["order_limits"]]')" \
+  "[('not-activated', 'lib/libnvJitLink.so.12')]" "the same limit with --pin"
+expect_eq "$(json "$scratch/pin.json" 'j["verification"]["ok"]')" True "verified, the limit excused"
+"$py" -c 'import demotorch, condaext' || fail "not activated, the order the plan names fails"
+case "$("$py" -c 'import condaext, demotorch' 2>&1 || true)" in
+  *"undefined symbol: __nvJitLinkAddData_12_1"*) ;;
+  *) fail "not activated, condaext then demotorch should still fail (the limit)" ;;
+esac
+"$CONDACUDA" undo -p "$env" > /dev/null
+
+note "where the plan allows it: an extension whose RUNPATH is its own folder gets a link to the one copy, and every order works without activation"
+# shellcheck disable=SC2016 # $ORIGIN is for the loader
+cc -shared -fPIC -I"$include" -Wl,--enable-new-dtags,-rpath,'$ORIGIN' -o "$sp/condaext$ext" "$scratch/condaext.c" \
+  -L"$env/lib" -l:libnvJitLink.so.12
+"$CONDACUDA" repair -p "$env" --json > "$scratch/link.json"
+expect_eq "$(json "$scratch/link.json" '[(l["path"], l["target"]) for l in j["plan"]["links"] if l["needed_by"] == "'"$condaext"'"]')" \
+  "[('${sp#"$env"/}/libnvJitLink.so.12', 'nvidia/nvjitlink/lib/libnvJitLink.so.12')]" "condaext's link leads to the one copy, not conda's 12.0"
+expect_eq "$(json "$scratch/link.json" 'j["plan"]["order_limits"]')" "[]" "no limit left"
+expect_eq "$("$py" -c 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" "not activated: condaext then demotorch"
+expect_eq "$("$py" -c 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" "not activated: demotorch then condaext"
+"$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/linked.json" || true
+expect_eq "$(json "$scratch/linked.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
+  "[]" "doctor, not activated: no import-order error"
+"$CONDACUDA" undo -p "$env" > /dev/null
+rm "$sp/condaext$ext"
+
 note "no finding without a shared soname, or when it resolves to the same file"
-rm "$env/lib/libnvJitLink.so.12" "$sp/condaext$ext" "$env/conda-meta/cuda-nvjitlink-12.0.76-0.json" "$env/conda-meta/condaext-1.0-0.json"
+rm "$env/lib/libnvJitLink.so.12" "$env/conda-meta/cuda-nvjitlink-12.0.76-0.json" "$env/conda-meta/condaext-1.0-0.json"
 # An extension that needs nothing CUDA shares no soname with demotorch ...
 printf '#include <Python.h>\nstatic struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "plain", 0, -1, 0, 0, 0, 0, 0};\nPyMODINIT_FUNC PyInit_plain(void) { return PyModule_Create(&m); }\n' > "$scratch/plain.c"
 cc -shared -fPIC -I"$include" -o "$sp/plain$ext" "$scratch/plain.c"
