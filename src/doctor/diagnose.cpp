@@ -126,8 +126,22 @@ private:
     return found;
   }
 
-  void expect_env_file(Finding& f, const std::string& soname) const {
-    if (const auto* lib = env_library(soname)) {
+  // With several copies of `soname` in the env (conda's lib/ beside a
+  // wheel), the first one that defines every versioned symbol `requester`
+  // needs from it, as repair chooses; else the first copy.
+  const inventory::Library* env_library_for(const std::string& soname, const std::string& requester) const {
+    const auto& from = files_.open_verify(requester);
+    if (from.elf)
+      for (const auto& lib : report_.inputs.inventory.libraries) {
+        if (lib.soname != soname) continue;
+        const auto& to = files_.open_verify(prefix_ + "/" + lib.file);
+        if (to.elf && loader::satisfies_versioned_references(*from.elf, *to.elf, soname)) return &lib;
+      }
+    return env_library(soname);
+  }
+
+  void expect_env_file(Finding& f, const std::string& soname, const std::string& requester = "") const {
+    if (const auto* lib = requester.empty() ? env_library(soname) : env_library_for(soname, normal(requester))) {
       f.expected = lib->file;
       f.expected_package = lib->package.empty() ? "" : lib->package + " " + lib->version;
     }
@@ -176,7 +190,7 @@ private:
     Finding& f = group("not-found\n" + soname, code::not_found, Severity::error);
     f.library = soname;
     f.title = soname + " is not found";
-    expect_env_file(f, soname);
+    expect_env_file(f, soname, requester);
     std::string line = shown(requester) + " needs " + soname + "; no search path reaches it";
     if (std::find(f.evidence.begin(), f.evidence.end(), line) == f.evidence.end()) f.evidence.push_back(line);
     if (!f.expected.empty()) {

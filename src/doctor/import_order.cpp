@@ -114,28 +114,47 @@ std::string copy_text(const DoctorInputs& in, const std::string& path, loader::F
 }
 } // namespace
 
+namespace {
+// A process part-way through a sequence, with the step that mapped each
+// object ("" : the host).
+struct Sequence {
+  loader::Process process;
+  std::vector<std::string> loaded_by;
+  bool ok = true; // every step so far loaded
+};
+
+Sequence start(const loader::Process& host) { return {host, std::vector<std::string>(host.objects.size()), true}; }
+
+// One more dlopen in `seq`. `alone`: the step's result in a fresh process,
+// when the caller has it (doctor's roots), else computed on a failure.
+SequenceStep next_step(loader::Simulator& sim, const loader::Process& host, Sequence& seq, const ImportStep& step,
+                       const std::string& prefix, loader::FileSystemView& files, const loader::LoadReport* alone) {
+  SequenceStep s;
+  s.file = relative(step.file, prefix);
+  s.visibility = step.visibility;
+  loader::LoadReport r = sim.dlopen(seq.process, step.file, loader::Binding::now, step.visibility);
+  s.loads = r.ok;
+  s.first_error = message_of(r);
+  if (r.ok) {
+    seq.loaded_by.resize(seq.process.objects.size(), s.file);
+    return s;
+  }
+  seq.ok = false;
+  loader::LoadReport own;
+  if (!alone) own = sim.trial_dlopen(host, step.file, loader::Binding::now);
+  const loader::LoadReport& by_itself = alone ? *alone : own;
+  s.loads_alone = by_itself.ok;
+  if (by_itself.ok) explain(s, r, by_itself, seq.process, seq.loaded_by, files);
+  return s;
+}
+} // namespace
+
 std::vector<SequenceStep> simulate_sequence(loader::Simulator& sim, const loader::Process& host,
                                             const std::vector<ImportStep>& steps, const std::string& prefix,
                                             loader::FileSystemView& files) {
   std::vector<SequenceStep> out;
-  loader::Process p = host;
-  std::vector<std::string> loaded_by(p.objects.size()); // which step mapped each object ("" : the host)
-  for (const auto& step : steps) {
-    SequenceStep s;
-    s.file = relative(step.file, prefix);
-    s.visibility = step.visibility;
-    loader::LoadReport r = sim.dlopen(p, step.file, loader::Binding::now, step.visibility);
-    s.loads = r.ok;
-    s.first_error = message_of(r);
-    if (r.ok) {
-      loaded_by.resize(p.objects.size(), s.file);
-    } else {
-      loader::LoadReport alone = sim.trial_dlopen(host, step.file, loader::Binding::now);
-      s.loads_alone = alone.ok;
-      if (alone.ok) explain(s, r, alone, p, loaded_by, files);
-    }
-    out.push_back(std::move(s));
-  }
+  Sequence seq = start(host);
+  for (const auto& step : steps) out.push_back(next_step(sim, host, seq, step, prefix, files, nullptr));
   return out;
 }
 
@@ -171,6 +190,25 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
   std::vector<std::tuple<std::string, std::string, std::string>> order;
   std::set<std::pair<std::size_t, std::size_t>> tried;
   auto path_of = [&](std::size_t root) { return in.env.prefix + "/" + report.roots[root].file; };
+  // Each root loaded first once (the process after it is copied for every
+  // second root), and each ordered pair simulated once.
+  std::map<std::size_t, Sequence> after;
+  std::map<std::pair<std::size_t, std::size_t>, SequenceStep> seconds;
+  auto second_after = [&](std::size_t a, std::size_t b) -> const SequenceStep* {
+    if (auto it = seconds.find({a, b}); it != seconds.end()) return &it->second;
+    auto [first, fresh] = after.try_emplace(a);
+    if (fresh) {
+      first->second = start(host);
+      next_step(sim, host, first->second, {path_of(a), loader::Visibility::local}, in.env.prefix, files, nullptr);
+    }
+    if (!first->second.ok) return nullptr;
+    Sequence seq = first->second;
+    // A root's own report is its load alone, but for an extension without the
+    // env's python as host (doctor excused its C-API symbols there).
+    const loader::LoadReport* alone = in.host_program ? &report.roots[b].report : nullptr;
+    SequenceStep step = next_step(sim, host, seq, {path_of(b), loader::Visibility::local}, in.env.prefix, files, alone);
+    return &seconds.emplace(std::make_pair(a, b), std::move(step)).first->second;
+  };
   // The first root is the copy the second got: only an open by path meets that.
   auto opened_by_path = [&](std::size_t a, const SequenceStep& second) {
     return relative(second.loaded_copy, in.env.prefix) == report.roots[a].file;
@@ -185,19 +223,18 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
       f.evidence.push_back("only a process that opens " + report.roots[a].file +
                            " by its path first meets this; by soname the loader takes the copy its search finds first");
     }
-    auto reverse = simulate_sequence(sim, host, {{path_of(b), loader::Visibility::local}, {path_of(a), loader::Visibility::local}},
-                                     in.env.prefix, files);
-    f.evidence.push_back(reverse.back().loads
+    const SequenceStep* reverse = second_after(b, a);
+    f.evidence.push_back(!reverse || reverse->loads
                              ? "the other order (" + second.file + " then " + second.loaded_by + ") works"
-                             : "the other order fails too: " + reverse.back().first_error);
+                             : "the other order fails too: " + reverse->first_error);
     return f;
   };
   auto try_order = [&](std::size_t a, std::size_t b) {
     if (!tried.insert({a, b}).second) return;
-    auto seq = simulate_sequence(sim, host, {{path_of(a), loader::Visibility::local}, {path_of(b), loader::Visibility::local}},
-                                 in.env.prefix, files);
-    const SequenceStep& second = seq.back();
-    if (!seq.front().loads || second.loads || !second.loads_alone || second.soname.empty()) return;
+    const SequenceStep* found = second_after(a, b);
+    if (!found) return;
+    const SequenceStep& second = *found;
+    if (second.loads || !second.loads_alone || second.soname.empty()) return;
     auto key = std::make_tuple(second.soname, normal(second.loaded_copy), normal(second.own_copy));
     auto [it, added] = by_copies.try_emplace(key);
     if (added) {

@@ -102,7 +102,7 @@ private:
 // its search found (null: none, or not the env's), and how.
 struct Need {
   std::string requester; // absolute
-  const inventory::Library* found = nullptr;
+  std::string found;     // the env library's file (prefix-relative), "" : none or not the env's
   loader::FoundVia via = loader::FoundVia::not_found;
 };
 using Needs = std::map<std::string, std::vector<Need>>; // soname -> every need of it
@@ -129,8 +129,9 @@ Needs needs_of(const doctor::DoctorReport& report, loader::FileSystemView& files
     const auto& objs = root.report.objects;
     for (const auto& edge : root.report.edges) {
       if (edge.needed.find('/') != std::string::npos || edge.from < 0) continue;
-      Need n{normal(objs[static_cast<std::size_t>(edge.from)].name), nullptr, edge.via};
-      if (edge.to >= 0) n.found = env.at(normal(objs[static_cast<std::size_t>(edge.to)].name));
+      Need n{normal(objs[static_cast<std::size_t>(edge.from)].name), "", edge.via};
+      if (edge.to >= 0)
+        if (const auto* lib = env.at(normal(objs[static_cast<std::size_t>(edge.to)].name))) n.found = lib->file;
       out[edge.needed].push_back(std::move(n));
     }
   }
@@ -153,7 +154,7 @@ std::map<std::string, const inventory::Library*> one_copy_per_soname(const Needs
         return satisfies(files, prefix, n.requester, *copy, soname);
       });
       if (!serves_all) continue;
-      long found = std::count_if(list.begin(), list.end(), [&](const Need& n) { return n.found && n.found->file == copy->file; });
+      long found = std::count_if(list.begin(), list.end(), [&](const Need& n) { return n.found == copy->file; });
       if (found > best_found) best = copy, best_found = found;
     }
     if (best) out.emplace(soname, best);
@@ -399,7 +400,9 @@ std::map<std::string, std::set<std::string>> needed_folders(const Needs& needs,
       continue;
     }
     for (const auto& n : list) {
-      const inventory::Library* lib = n.found;
+      const inventory::Library* lib = nullptr;
+      for (const auto& l : in.inventory.libraries)
+        if (!n.found.empty() && l.file == n.found) lib = &l;
       if (lib && !satisfies(files, prefix, n.requester, *lib, soname)) lib = nullptr;
       if (!lib) lib = provider_for(in.inventory, soname, n.requester, files, prefix);
       if (lib) chosen[lib->folder].insert(soname);
@@ -421,23 +424,23 @@ void add_order_limits(std::vector<OrderLimit>& out, bool activated, const Needs&
     if (chosen == one_copy.end()) {
       std::set<std::string> copies;
       for (const auto& n : list)
-        if (n.found) copies.insert(n.found->file);
+        if (!n.found.empty()) copies.insert(n.found);
       if (copies.size() < 2) continue;
       const Need& first = list.front();
-      out.push_back({activated, soname, first.found ? first.found->file : "", rel(first.requester),
+      out.push_back({activated, soname, first.found, rel(first.requester),
                      "no copy of " + soname + " in the env defines every versioned symbol its consumers need"});
       continue;
     }
     for (const auto& n : list) {
-      if (!n.found || n.found->file == chosen->second->file) continue; // (inventories may be copies: by file)
+      if (n.found.empty() || n.found == chosen->second->file) continue;
       const bool own_search = n.via == loader::FoundVia::rpath || n.via == loader::FoundVia::exe_rpath ||
                               (!activated && n.via == loader::FoundVia::runpath);
       if (!own_search) continue;
       const bool known = std::any_of(out.begin(), out.end(), [&](const OrderLimit& l) {
-        return l.activated == activated && l.soname == soname && l.copy == n.found->file;
+        return l.activated == activated && l.soname == soname && l.copy == n.found;
       });
       if (known) continue;
-      out.push_back({activated, soname, n.found->file, rel(n.requester),
+      out.push_back({activated, soname, n.found, rel(n.requester),
                      std::string("its own ") + (n.via == loader::FoundVia::runpath ? "DT_RUNPATH" : "DT_RPATH") +
                          " finds that copy first" + (activated ? ", before LD_LIBRARY_PATH" : "") +
                          "; the env's one copy is " + chosen->second->file});
@@ -487,7 +490,8 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   activated.hook_present = true;
   if (!activated.hook_folders.empty()) activated.config.ld_library_path = util::join(activated.hook_folders, ":");
   add_order_limits(plan.order_limits, true, needs_of(doctor::run_doctor(activated, overlay), overlay), one_copy, prefix);
-  add_order_limits(plan.order_limits, false, needs_of(doctor::run_doctor(b, overlay), overlay), one_copy, prefix);
+  const Needs unactivated = plan.pins.empty() ? needs : needs_of(doctor::run_doctor(b, overlay), overlay); // pins change it
+  add_order_limits(plan.order_limits, false, unactivated, one_copy, prefix);
   return plan;
 }
 

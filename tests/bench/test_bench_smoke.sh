@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The benchmarks run (3 runs each) and produce their tables; no timing is
+# The benchmarks run (3 runs each; the import-order one on a smaller big env)
+# and produce their tables; no timing is
 # asserted. The figures in the README come from tests/bench/*.sh run by hand.
 source "$(dirname "$0")/../e2e/lib.sh"
 out=$scratch/doctor.md
@@ -10,3 +11,10 @@ BENCH_RUNS=3 bash "$(dirname "$0")/bench_doctor.sh" "$out" || status=$?
 grep -q '^| doctor |' "$out" || fail "no doctor row"
 grep -q '^| ldd -r loop |' "$out" || fail "no ldd row"
 cat "$out"
+order=$scratch/order.md
+status=0
+BENCH_RUNS=3 BENCH_CONSUMERS=6 bash "$(dirname "$0")/bench_import_order.sh" "$order" || status=$?
+[ "$status" = 0 ] || fail "bench_import_order.sh exited $status"
+grep -q '^| big env |' "$order" || fail "no big env row"
+grep -q '^big env: [0-9]* roots, [1-9][0-9]* import-order findings' "$order" || fail "the big env has no import-order finding"
+cat "$order"

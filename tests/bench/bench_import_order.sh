@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# What doctor's import-order pass costs (issue 17): `condacuda doctor` on two
+# envs, beside a doctor built without that pass (BENCH_DOCTOR_BEFORE: a binary
+# of the commit before import order, e.g. fed33de; without it, only the
+# current figures are printed).
+#   - the CUDA 13 wheel env (/usr/local/cuda laid out as an env): one copy of
+#     each soname, so no pair of roots is simulated;
+#   - a big env: the same plus an older nvJitLink 13 in $PREFIX/lib (conda's
+#     place) and BENCH_CONSUMERS (default 40) extension modules, half of them
+#     reaching that copy through RUNPATH $ORIGIN/../../.., half the wheel's:
+#     every pair of one from each half, and each of the first half with every
+#     CUDA library that loads the wheel's nvJitLink (cuSPARSE, cuSOLVER, ...),
+#     is loaded in both orders in one simulated process.
+# One hyperfine run. Prints a Markdown table; BENCH_RUNS (default 10) sets
+# the runs. No assertions on time.
+#   usage: bench_import_order.sh [OUT.md]
+source "$(dirname "$0")/../e2e/lib.sh"
+command -v hyperfine > /dev/null || skip "hyperfine is not installed"
+make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this machine"
+make_cuda13_env "$scratch/big" || skip "no /usr/local/cuda/dist-info on this machine"
+runs=${BENCH_RUNS:-10}
+consumers=${BENCH_CONSUMERS:-40}
+out=${1:-/dev/stdout}
+before=${BENCH_DOCTOR_BEFORE:-}
+
+big=$scratch/big
+sp=$(echo "$big"/lib/python3*/site-packages)
+make_old_nvjitlink13 "$big/lib"
+printf 'int nvJitLinkVersion(unsigned*, unsigned*);\nint f(void) { unsigned a, b; return nvJitLinkVersion(&a, &b); }\n' > "$scratch/ext.c"
+for i in $(seq 1 "$consumers"); do
+  mkdir -p "$sp/ext$i"
+  # shellcheck disable=SC2016 # $ORIGIN is for the loader
+  if [ $((i % 2)) = 1 ]; then rpath='$ORIGIN/../../..'; else rpath='$ORIGIN/../nvidia/cu13/lib'; fi
+  cc -shared -fPIC -Wl,--enable-new-dtags,-rpath,"$rpath" -o "$sp/ext$i/_ext.so" "$scratch/ext.c" -L"$big/lib" -l:libnvJitLink.so.13
+done
+
+export LD_LIBRARY_PATH=
+doctor() { echo "$1 doctor -p $2 --json --no-ld-library-path"; }
+commands=(-n "CUDA 13 env" "$(doctor "$CONDACUDA" "$scratch/cu13")" -n "big env" "$(doctor "$CONDACUDA" "$big")")
+if [ -n "$before" ]; then
+  commands+=(-n "CUDA 13 env, before" "$(doctor "$before" "$scratch/cu13")" -n "big env, before" "$(doctor "$before" "$big")")
+fi
+hyperfine --style none --warmup 2 --runs "$runs" -i --export-json "$scratch/h.json" "${commands[@]}" > /dev/null 2>&1
+"$CONDACUDA" doctor -p "$big" --json --no-ld-library-path > "$scratch/big.json" || true
+python3 - "$scratch/h.json" "$scratch/big.json" "$(nproc)" > "$out" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))
+big = json.load(open(sys.argv[2]))
+t = {r["command"]: r["median"] for r in h["results"]}
+roots = len(big["roots"])
+order = [f for f in big["findings"] if f["code"] == "import-order"]
+affected = sum(len(f["affects"]) for f in order)
+print("| doctor, %s cores | median | before import order | after / before |" % sys.argv[3])
+print("|---|---|---|---|")
+for name in ("CUDA 13 env", "big env"):
+    b = t.get(name + ", before")
+    print("| %s | %.1f ms | %s | %s |" % (name, t[name] * 1000, "%.1f ms" % (b * 1000) if b else "-",
+                                        "%.2fx" % (t[name] / b) if b else "-"))
+print()
+print("big env: %d roots, %d import-order findings naming %d roots" % (roots, len(order), affected))
+PY
