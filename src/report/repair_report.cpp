@@ -9,6 +9,20 @@ namespace condacuda::report {
 using util::Json;
 
 namespace {
+// An array of `items`, each rendered by `to_json`.
+template <class T, class ToJson> Json array_of(const std::vector<T>& items, ToJson to_json) {
+  Json a = Json::array();
+  for (const auto& item : items) a.push(to_json(item));
+  return a;
+}
+
+// An object with these fields, in this order.
+Json object_of(std::initializer_list<std::pair<const char*, Json>> fields) {
+  Json o = Json::object();
+  for (const auto& [name, value] : fields) o.set(name, value);
+  return o;
+}
+
 // The error findings that make a scenario fail (package findings do not: no
 // repair changes them, the notes name them).
 std::size_t blocking_errors(const repair::Scenario& s) {
@@ -119,54 +133,23 @@ Json repair_json(const app::RepairOutcome& r) {
     folders.push(fj);
   }
   plan.set("folders", folders);
-  Json links = Json::array();
-  for (const auto& l : r.plan.links) {
-    Json lj = Json::object();
-    lj.set("path", l.path);
-    lj.set("target", l.target);
-    lj.set("soname", l.soname);
-    lj.set("needed_by", l.needed_by);
-    links.push(lj);
-  }
-  plan.set("links", links);
+  plan.set("links", array_of(r.plan.links, [](const repair::PlannedLink& l) {
+    return object_of({{"path", l.path}, {"target", l.target}, {"soname", l.soname}, {"needed_by", l.needed_by}});
+  }));
   plan.set("pin", r.plan.pin);
-  Json pins = Json::array();
-  for (const auto& p : r.plan.pins) {
-    Json pj = Json::object();
-    pj.set("path", p.path);
-    pj.set("runpath", p.runpath);
-    pj.set("reason", p.reason);
-    pins.push(pj);
-  }
-  plan.set("pins", pins);
-  Json unpinnable = Json::array();
-  for (const auto& u : r.plan.unpinnable) {
-    Json uj = Json::object();
-    uj.set("root", u.root);
-    uj.set("error", u.error);
-    uj.set("why", u.why);
-    unpinnable.push(uj);
-  }
-  plan.set("unpinnable", unpinnable);
-  Json copies = Json::array();
-  for (const auto& c : r.plan.copies) {
-    Json cj = Json::object();
-    cj.set("soname", c.soname);
-    cj.set("file", c.file);
-    copies.push(cj);
-  }
-  plan.set("copies", copies);
-  Json limits = Json::array();
-  for (const auto& l : r.plan.order_limits) {
-    Json lj = Json::object();
-    lj.set("launch", l.activated ? "activated" : "not-activated");
-    lj.set("soname", l.soname);
-    lj.set("copy", l.copy);
-    lj.set("requester", l.requester);
-    lj.set("why", l.why);
-    limits.push(lj);
-  }
-  plan.set("order_limits", limits);
+  plan.set("pins", array_of(r.plan.pins, [](const repair::PlannedPin& p) {
+    return object_of({{"path", p.path}, {"runpath", p.runpath}, {"reason", p.reason}});
+  }));
+  plan.set("unpinnable", array_of(r.plan.unpinnable, [](const repair::UnpinnableRoot& u) {
+    return object_of({{"root", u.root}, {"error", u.error}, {"why", u.why}});
+  }));
+  plan.set("copies", array_of(r.plan.copies, [](const repair::OneCopy& c) {
+    return object_of({{"soname", c.soname}, {"file", c.file}});
+  }));
+  plan.set("order_limits", array_of(r.plan.order_limits, [](const repair::OrderLimit& l) {
+    return object_of({{"launch", l.activated ? "activated" : "not-activated"}, {"soname", l.soname}, {"copy", l.copy},
+                      {"requester", l.requester}, {"why", l.why}});
+  }));
   Json hooks = Json::array();
   for (const auto& h : r.hooks) hooks.push(h);
   plan.set("hooks", hooks);
