@@ -1,7 +1,8 @@
 // repair/plan: plan_repair on real compiled envs (the folders that go first on
 // LD_LIBRARY_PATH, in order; the symlinks that let RUNPATH alone find a
 // dependency), its idempotence over links a previous repair made, and
-// verify_plan against a hostile system CUDA folder.
+// verify_plan against a hostile system CUDA folder; one copy per soname and
+// the order limits no search path changes (a consumer's own DT_RPATH).
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -248,4 +249,46 @@ TEST_CASE("plan_repair --pin: a library without DT_RUNPATH cannot be pinned: its
       CHECK(u.error.find("__nvJitLinkAddData_12_1") != std::string::npos);
     }
   CHECK(named);
+}
+
+TEST_CASE("plan_repair: a consumer whose own DT_RPATH reaches conda's older copy is an order limit; verification blocks on it unless named") {
+  // The seed env plus conda's nvJitLink 12.0 in lib/ and an extension linked
+  // with DT_RPATH $ORIGIN/../../.. (lib/): DT_RPATH is searched before
+  // LD_LIBRARY_PATH, so even activated it loads the 12.0 copy, and importing
+  // it before demotorch leaves cuSPARSE without __nvJitLinkAddData_12_1.
+  TempDir t("plan-rpath-limit");
+  auto seed = demo_env::build_seed(t.path());
+  const std::string p = seed.prefix + "/";
+  demo_env::build_nvjitlink(p + "lib/libnvJitLink.so.12", 0);
+  const std::string ext = demo_env::site + "/rpathext/_r.so";
+  fixture::shared_library(p + ext, "int nvJitLinkVersion(unsigned*, unsigned*);\nint f(void) { unsigned a, b; return nvJitLinkVersion(&a, &b); }\n",
+                          {"-Wl,--disable-new-dtags,-rpath,$ORIGIN/../../..", "-L" + p + "lib", "-l:libnvJitLink.so.12"});
+  auto plan = plan_for(seed.prefix);
+  REQUIRE(plan.copies.size() == 1);
+  CHECK(plan.copies[0].soname == "libnvJitLink.so.12");
+  CHECK(plan.copies[0].file == demo_env::nvjitlink); // the copy that serves cuSPARSE and the extension
+  for (const auto& f : plan.folders) CHECK(f.path != "lib"); // conda's 12.0 is never put first
+  bool activated_limit = false;
+  for (const auto& l : plan.order_limits)
+    if (l.activated && l.soname == "libnvJitLink.so.12" && l.copy == "lib/libnvJitLink.so.12" && l.requester == ext) {
+      activated_limit = true;
+      CHECK(l.why.find("DT_RPATH") != std::string::npos);
+    }
+  CHECK(activated_limit);
+  auto v = verify(plan, seed);
+  CHECK(v.ok);
+  const auto& shell = scenario(v, "this shell");
+  bool excused = false;
+  for (const auto& f : shell.report.findings)
+    if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error) {
+      CHECK_FALSE(shell.blocks(f));
+      excused = true;
+    }
+  CHECK_MESSAGE(excused, "activated, importing the extension first still fails, and the plan says so");
+  // The same plan without its limits: the import-order error blocks.
+  auto unexplained = plan;
+  unexplained.order_limits.clear();
+  auto w = verify(unexplained, seed);
+  CHECK_FALSE(w.ok);
+  CHECK_FALSE(scenario(w, "this shell").passes());
 }
