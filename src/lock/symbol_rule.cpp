@@ -149,8 +149,11 @@ RuleFailure failure_of(const Edge& e) {
   f.symbols = e.missing;
   f.version = e.version;
   f.needed_release = e.highest_release;
+  // "which pip nvidia-nvjitlink-cu12 12.1.105 does not define"; a file no package
+  // owns is named by its path ("which no package does not define" said nothing).
+  const std::string owner = e.provider->package.empty() ? e.provider->file + " (no package owns it)" : package_label(*e.provider);
   f.message = e.consumer->soname + " needs " + util::join(e.missing, ", ") + " (version " + e.version + ") from " +
-              e.provider->soname + ", which " + package_label(*e.provider) + " does not define";
+              e.provider->soname + ", which " + owner + " does not define";
   if (!e.highest_release.empty()) f.message += ": it needs " + e.provider->soname + " >= " + e.highest_release;
   return f;
 }

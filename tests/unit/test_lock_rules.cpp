@@ -195,6 +195,8 @@ TEST_CASE("a too-old nvJitLink no package owns: the finding names the file and n
   CHECK(f.fix == "remove lib/nvidia/nvjitlink/lib/libnvJitLink.so.12 (no package owns it), or replace it with "
                  "libnvJitLink.so.12 >= 12.1 from a package");
   for (const auto& each : findings) CHECK(each.fix.find("install") == std::string::npos);
+  CHECK(f.evidence.front().find("which lib/nvidia/nvjitlink/lib/libnvJitLink.so.12 (no package owns it) does not define") !=
+        std::string::npos);
 }
 
 TEST_CASE("the symbol rule needs no table: unknown versions leave only the release rule unknown") {
