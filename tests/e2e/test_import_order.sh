@@ -13,7 +13,8 @@
 # changes: the plan names that limit and its note the order that works and
 # the package to upgrade, with --pin too. Where the plan allows it (an
 # extension whose RUNPATH is its own folder), the link leads to the one copy
-# and both orders work without activation. Then the pairs that must not give
+# and both orders work without activation, and with an older nvJitLink on
+# LD_LIBRARY_PATH once --pin pins it (its import-order error names it). Then the pairs that must not give
 # a finding: no shared soname, or a shared soname resolved to the same file.
 source "$(dirname "$0")/lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
@@ -137,6 +138,27 @@ expect_eq "$("$py" -c 'import demotorch, condaext; print(condaext.version())')" 
 "$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/linked.json" || true
 expect_eq "$(json "$scratch/linked.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
   "[]" "doctor, not activated: no import-order error"
+
+note "--pin where the plan allows it: an older nvJitLink on LD_LIBRARY_PATH, not activated; pinned, every order works"
+hostile=$scratch/hostile
+mkdir -p "$hostile"
+demo_src=$CONDACUDA_SOURCE_DIR/examples/demo-env/src
+cc -shared -fPIC -DNVJITLINK_MINOR=0 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$demo_src/nvjitlink-12.0.map" \
+  -o "$hostile/libnvJitLink.so.12" "$demo_src/nvjitlink.c"
+LD_LIBRARY_PATH=$hostile "$py" -c 'import condaext' || fail "hostile: condaext alone loads (the old copy has what it needs)"
+case "$(LD_LIBRARY_PATH=$hostile "$py" -c 'import demotorch' 2>&1 || true)" in
+  *"undefined symbol: __nvJitLinkAddData_12_1"*) ;;
+  *) fail "hostile, not pinned: demotorch should fail" ;;
+esac
+LD_LIBRARY_PATH=$hostile "$CONDACUDA" repair -p "$env" --pin --json > "$scratch/pinned.json"
+expect_eq "$(json "$scratch/pinned.json" 'sorted(p["path"] for p in j["plan"]["pins"])')" \
+  "['$condaext', '${sp#"$env"/}/nvidia/cusparse/lib/libcusparse.so.12']" \
+  "cuSPARSE (fails alone) and condaext (its import-order error) pinned"
+expect_eq "$(json "$scratch/pinned.json" 'j["plan"]["order_limits"]')" "[]" "no limit with the pins"
+expect_eq "$(LD_LIBRARY_PATH=$hostile "$py" -c 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" \
+  "pinned, hostile: condaext then demotorch"
+expect_eq "$(LD_LIBRARY_PATH=$hostile "$py" -c 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" \
+  "pinned, hostile: demotorch then condaext"
 "$CONDACUDA" undo -p "$env" > /dev/null
 rm "$sp/condaext$ext"
 
