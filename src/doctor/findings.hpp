@@ -20,7 +20,6 @@ inline constexpr const char* shadowed = "shadowed";
 inline constexpr const char* empty_path_entry = "empty-path-entry";
 inline constexpr const char* stubs_on_path = "stubs-on-path";
 inline constexpr const char* foreign_hook = "foreign-hook";
-inline constexpr const char* record_mismatch = "record-mismatch";
 inline constexpr const char* misaligned = "misaligned";
 inline constexpr const char* driver_too_old = "driver-too-old";
 inline constexpr const char* not_activated = "not-activated";
