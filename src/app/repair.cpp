@@ -102,7 +102,7 @@ RepairOutcome repair(const RepairOptions& options) {
   add_package_notes(o);
   if (!o.verification.ok)
     return finish(std::move(o), RepairStatus::cannot_repair,
-                  "the plan does not make every root load (see the failing situations above)");
+                  "the plan does not make every root load, or every import order work (see the failing situations above)");
   o.changes = repair::compute_changes(*desired, *previous,
                                       sys::read_path_states(*tree, repair::paths_of(*desired, *previous)), tool,
                                       sys::read_pin_states(*tree, sys::pin_offsets(&*desired, *previous)));

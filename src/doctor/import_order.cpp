@@ -1,9 +1,11 @@
 #include "doctor/import_order.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 namespace condacuda::doctor {
@@ -90,22 +92,49 @@ std::string owner(const DoctorInputs& in, const std::string& path, loader::FileS
   return lib->manager + " " + lib->package + " " + lib->version;
 }
 
+bool on_ld_library_path(const DoctorInputs& in, const std::string& dir) {
+  if (!in.config.ld_library_path) return false;
+  std::string entry;
+  std::istringstream entries(*in.config.ld_library_path);
+  while (std::getline(entries, entry, ':'))
+    if (!entry.empty() && normal(entry) == normal(dir) ) return true;
+  return false;
+}
+
+// Whether a library's package is its component's own (nvidia-nvjitlink-cu12,
+// cuda-nvjitlink, libnvjitlink for nvjitlink), not one that bundles it.
+bool package_of_component(const inventory::Library& lib) {
+  auto squash = [](std::string s) {
+    std::string out;
+    for (char c : s)
+      if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  return !lib.component.empty() && squash(lib.package).find(squash(lib.component)) != std::string::npos;
+}
+
 // What makes the copy loaded first the one `step` needs: its package
 // upgraded to the release of the copy the step loads alone (or newer), or
 // removed; a file no package owns, removed.
 std::string one_copy_step(const DoctorInputs& in, const SequenceStep& step, loader::FileSystemView& files) {
   const inventory::Library* older = library_at(in, step.loaded_copy, files);
   const inventory::Library* own = library_at(in, step.own_copy, files);
-  if (!older && !normal(step.loaded_copy).starts_with(in.env.prefix + "/"))
-    return "take " + std::filesystem::path(normal(step.loaded_copy)).parent_path().string() +
-           " off LD_LIBRARY_PATH where this env's programs start (or start them with `condacuda run`): its copy lacks "
-           "what " + step.file + " needs";
+  if (!older && !normal(step.loaded_copy).starts_with(in.env.prefix + "/")) {
+    const std::string dir = std::filesystem::path(normal(step.loaded_copy)).parent_path().string();
+    if (on_ld_library_path(in, dir))
+      return "take " + dir + " off LD_LIBRARY_PATH where this env's programs start (or start them with `condacuda run`): "
+             "its copy lacks what " + step.file + " needs";
+    return "the copy in " + dir + " (outside the env, found through the system's search) lacks what " + step.file +
+           " needs: give " + step.loaded_by + " the env's copy";
+  }
   if (!older || older->package.empty())
     return "remove " + relative(step.loaded_copy, in.env.prefix) + " (" + owner(in, step.loaded_copy, files) +
            "), whose copy lacks what " + step.file + " needs";
-  std::string release = own && !own->version.empty() ? " to " + own->version + " or newer (the release of the copy " +
-                                                           step.file + " loads alone)"
-                                                     : "";
+  // The release of the copy the step loads alone, where its package is the
+  // component's own (a copy bundled in another package has that package's version).
+  std::string release = own && !own->version.empty() && package_of_component(*own) && package_of_component(*older)
+                            ? " to " + own->version + " or newer (the release of the copy " + step.file + " loads alone)"
+                            : "";
   return "upgrade " + owner(in, step.loaded_copy, files) + release + ", or remove it: its copy lacks what " + step.file + " needs";
 }
 

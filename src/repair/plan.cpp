@@ -300,12 +300,14 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
   PinRound round;
   std::string prefix = prefix_of(report.inputs);
   std::set<std::string> chosen;
-  // Roots that load alone but not in some import order: their outside
-  // copies are pinned away too (one copy per soname, the env's).
-  std::set<std::string> in_order_errors;
+  // Roots that load alone but not in some import order, with the sonames
+  // concerned: their outside copies are pinned away too (one copy per
+  // soname, the env's).
+  std::map<std::string, std::set<std::string>> in_order_errors;
   for (const auto& f : report.findings)
     if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error)
-      in_order_errors.insert(f.affects.begin(), f.affects.end());
+      for (const auto& root : f.affects) in_order_errors[root].insert(f.library);
+  auto rel = [&](const std::string& path) { return path.rfind(prefix + "/", 0) == 0 ? path.substr(prefix.size() + 1) : path; };
   for (const auto& root : report.roots) {
     if (root.loads && !in_order_errors.count(root.file)) continue;
     const auto& objs = root.report.objects;
@@ -325,8 +327,8 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
       // an import order that loads this copy first may fail.
       auto cannot_pin = [&](const std::string& who, const std::string& because) {
         if (why.empty()) why = who + " needs " + reason + ", and " + because;
-        if (root.loads)
-          round.limits.push_back({false, edge.needed, target, requester.substr(prefix.size() + 1),
+        if (root.loads && in_order_errors[root.file].count(edge.needed))
+          round.limits.push_back({false, edge.needed, target, rel(requester),
                                   "LD_LIBRARY_PATH gives it that copy without activation, and " + because});
       };
       if (it->second.empty()) {
@@ -426,24 +428,30 @@ void add_order_limits(std::vector<OrderLimit>& out, bool activated, const Needs&
       for (const auto& n : list)
         if (!n.found.empty()) copies.insert(n.found);
       if (copies.size() < 2) continue;
-      const Need& first = list.front();
-      out.push_back({activated, soname, first.found, rel(first.requester),
-                     "no copy of " + soname + " in the env defines every versioned symbol its consumers need"});
+      const Need& first = *std::find_if(list.begin(), list.end(), [](const Need& n) { return !n.found.empty(); });
+      OrderLimit l{activated, soname, first.found, rel(first.requester),
+                   "no copy of " + soname + " in the env defines every versioned symbol its consumers need"};
+      l.no_single_copy = true;
+      out.push_back(std::move(l));
       continue;
     }
     for (const auto& n : list) {
       if (n.found.empty() || n.found == chosen->second->file) continue;
       const bool own_search = n.via == loader::FoundVia::rpath || n.via == loader::FoundVia::exe_rpath ||
                               (!activated && n.via == loader::FoundVia::runpath);
-      if (!own_search) continue;
+      // Activated, the hook's folders lead to another copy only when they hold
+      // each other's chosen copies (order_folders keeps path order in a cycle).
+      const bool folder_cycle = activated && n.via == loader::FoundVia::ld_library_path;
+      if (!own_search && !folder_cycle) continue;
       const bool known = std::any_of(out.begin(), out.end(), [&](const OrderLimit& l) {
         return l.activated == activated && l.soname == soname && l.copy == n.found;
       });
       if (known) continue;
-      out.push_back({activated, soname, n.found, rel(n.requester),
-                     std::string("its own ") + (n.via == loader::FoundVia::runpath ? "DT_RUNPATH" : "DT_RPATH") +
-                         " finds that copy first" + (activated ? ", before LD_LIBRARY_PATH" : "") +
-                         "; the env's one copy is " + chosen->second->file});
+      const std::string how = folder_cycle ? "the hook's folders find that copy first: two of them each hold the "
+                                             "other's chosen copy of some soname, and no order puts both first"
+                              : std::string("its own ") + (n.via == loader::FoundVia::runpath ? "DT_RUNPATH" : "DT_RPATH") +
+                                    " finds that copy first" + (activated ? ", before LD_LIBRARY_PATH" : "");
+      out.push_back({activated, soname, n.found, rel(n.requester), how + "; the env's one copy is " + chosen->second->file});
     }
   }
 }
@@ -495,10 +503,29 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   return plan;
 }
 
+namespace {
+// Whether an import-order error is one the plan explains: a soname repair
+// does not manage (no env copy: libstdc++ between a conda and a pip
+// package, say), or a limit of the plan in this launch, for this soname and
+// the copy that was loaded first (by identity).
+bool order_explained(const doctor::Finding& f, const RepairPlan& plan, bool activated, const inventory::Inventory& inv,
+                     const std::string& prefix, loader::FileSystemView& files) {
+  if (!provider_by_soname(inv, f.library)) return true;
+  const auto& loaded = files.open_verify(normal(f.resolved));
+  for (const auto& l : plan.order_limits) {
+    if (l.activated != activated || l.soname != f.library) continue;
+    if (l.no_single_copy) return true;
+    const auto& copy = files.open_verify(l.copy.rfind('/', 0) == 0 ? l.copy : prefix + "/" + l.copy);
+    if (copy.opened() && loaded.opened() && copy.dev == loaded.dev && copy.ino == loaded.ino) return true;
+  }
+  return false;
+}
+} // namespace
+
 bool Scenario::blocks(const doctor::Finding& f) const {
   if (f.severity != doctor::Severity::error) return false;
   if (f.code == doctor::code::import_order)
-    return std::find(excused_orders.begin(), excused_orders.end(), f.library) == excused_orders.end();
+    return std::find(excused_orders.begin(), excused_orders.end(), f.title) == excused_orders.end();
   return !doctor::is_package_finding(f.code);
 }
 
@@ -539,8 +566,10 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     }
     Scenario s{std::move(name), std::move(description), required, excuse ? excused : std::vector<std::string>{},
                {}, doctor::run_doctor(std::move(in), overlay)};
-    for (const auto& l : plan.order_limits)
-      if (l.activated == activated) s.excused_orders.push_back(l.soname);
+    for (const auto& f : s.report.findings)
+      if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error &&
+          order_explained(f, plan, activated, s.report.inputs.inventory, prefix, overlay))
+        s.excused_orders.push_back(f.title);
     if (required && !s.passes()) v.ok = false;
     v.scenarios.push_back(std::move(s));
   };

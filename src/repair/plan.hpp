@@ -60,6 +60,7 @@ struct OrderLimit {
   std::string copy;      // the other copy (prefix-relative)
   std::string requester; // who reaches it (prefix-relative)
   std::string why;
+  bool no_single_copy = false; // no copy serves every requester: any first copy may fail
 };
 
 // The env's one copy of a soname that has several.
@@ -109,10 +110,12 @@ struct Scenario {
   std::string description; // what LD_LIBRARY_PATH it assumes
   bool required = true;    // must be healthy for the plan to be applied
   std::vector<std::string> excused; // roots allowed to fail (unpinnable, said so)
-  std::vector<std::string> excused_orders; // sonames of the plan's order limits in this launch
+  // Titles of the import-order errors the plan explains in this launch: its
+  // order limits (soname and first-loaded copy), or a soname repair does not manage.
+  std::vector<std::string> excused_orders;
   doctor::DoctorReport report;
   // An error finding a repair should have fixed: not a package finding
-  // (doctor::is_package_finding), nor an import-order one the plan names a limit.
+  // (doctor::is_package_finding), nor an import-order one the plan explains.
   bool blocks(const doctor::Finding& f) const;
   // No blocking finding, or (with excused roots) only excused roots fail to
   // load and no import-order finding blocks.

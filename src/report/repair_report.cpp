@@ -210,7 +210,7 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     for (const auto& c : r.plan.copies) out += "    " + c.soname + "  " + style.dim(c.file) + "\n";
   }
   if (!r.plan.order_limits.empty()) {
-    out += "  " + style.yellow("import order left for you") + " (no search path repair controls reaches it; see the note):\n";
+    out += "  " + style.yellow("import order left for you") + " (no search path repair controls leads there):\n";
     for (const auto& l : r.plan.order_limits)
       out += "    " + std::string(l.activated ? "activated" : "not activated") + ": " + l.requester + " gets " + l.soname +
              " from " + l.copy + "  " + style.dim("(" + l.why + ")") + "\n";

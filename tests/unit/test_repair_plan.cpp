@@ -292,3 +292,41 @@ TEST_CASE("plan_repair: a consumer whose own DT_RPATH reaches conda's older copy
   CHECK_FALSE(w.ok);
   CHECK_FALSE(scenario(w, "this shell").passes());
 }
+
+TEST_CASE("verify_plan: an import-order error on a soname repair does not manage (no env CUDA copy) does not hold it back") {
+  // Two extensions that need cudart and a non-CUDA libfoo.so.1, each from its
+  // own folder: the older copy lacks foo_new, so importing x before y fails.
+  // No hook folder or link can change that: a package's matter, named in the
+  // notes, never a reason to refuse the repair.
+  TempDir t("plan-foreign-order");
+  auto seed = demo_env::build_seed(t.path());
+  const std::string p = seed.prefix + "/";
+  const std::string site = demo_env::site + "/";
+  fixture::write_file(t / "foo-old.map", "FOO_1 { global: foo_old; local: *; };\n");
+  fixture::write_file(t / "foo-new.map", "FOO_1 { global: foo_old; local: *; };\nFOO_2 { global: foo_new; } FOO_1;\n");
+  fixture::shared_library(p + site + "fooold/libfoo.so.1", "int foo_old(void) { return 1; }\n",
+                          {"-Wl,-soname,libfoo.so.1", "-Wl,--version-script=" + t / "foo-old.map"});
+  fixture::shared_library(p + site + "foonew/libfoo.so.1", "int foo_old(void) { return 1; }\nint foo_new(void) { return 2; }\n",
+                          {"-Wl,-soname,libfoo.so.1", "-Wl,--version-script=" + t / "foo-new.map"});
+  const std::string runtime = "$ORIGIN/../nvidia/cuda_runtime/lib";
+  fixture::shared_library(p + site + "xext/_x.so",
+                          "int foo_old(void);\nint cudaRuntimeGetVersion(int*);\nint x(void) { int v; return foo_old() + cudaRuntimeGetVersion(&v); }\n",
+                          {"-Wl,--enable-new-dtags,-rpath,$ORIGIN/../fooold:" + runtime, "-L" + p + site + "fooold", "-l:libfoo.so.1",
+                           "-L" + p + demo_env::cudart_dir, "-l:libcudart.so.12"});
+  fixture::shared_library(p + site + "yext/_y.so",
+                          "int foo_new(void);\nint cudaRuntimeGetVersion(int*);\nint y(void) { int v; return foo_new() + cudaRuntimeGetVersion(&v); }\n",
+                          {"-Wl,--enable-new-dtags,-rpath,$ORIGIN/../foonew:" + runtime, "-L" + p + site + "foonew", "-l:libfoo.so.1",
+                           "-L" + p + demo_env::cudart_dir, "-l:libcudart.so.12"});
+  auto plan = plan_for(seed.prefix);
+  auto v = verify(plan, seed);
+  CHECK(v.ok);
+  const auto& shell = scenario(v, "this shell");
+  bool seen = false;
+  for (const auto& f : shell.report.findings)
+    if (f.code == doctor::code::import_order && f.library == "libfoo.so.1") {
+      seen = true;
+      CHECK(f.severity == doctor::Severity::error);
+      CHECK_FALSE(shell.blocks(f));
+    }
+  CHECK_MESSAGE(seen, "importing x before y fails, and doctor says so");
+}
