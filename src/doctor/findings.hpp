@@ -35,8 +35,8 @@ inline constexpr const char* import_order = "import-order";
 // driver-too-old, the GPU coverage ones): no LD_LIBRARY_PATH, symlink or pin
 // changes them, so a repair's verification does not wait for them; it names
 // them as left to do. (import-order is not one: repair gives each soname one
-// copy, and its verification excuses only the limits its plan names,
-// repair::OrderLimit.)
+// copy, and its verification excuses only what its plan explains: its
+// limits, repair::OrderLimit, and sonames no CUDA library of the env has.)
 inline bool is_package_finding(const std::string& finding_code) {
   return finding_code == code::misaligned || finding_code == code::driver_too_old ||
          finding_code == code::no_kernel_image || finding_code == code::ptx_jit_only;

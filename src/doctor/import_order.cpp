@@ -5,8 +5,9 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
+
+#include "util/strings.hpp"
 
 namespace condacuda::doctor {
 
@@ -94,10 +95,8 @@ std::string owner(const DoctorInputs& in, const std::string& path, loader::FileS
 
 bool on_ld_library_path(const DoctorInputs& in, const std::string& dir) {
   if (!in.config.ld_library_path) return false;
-  std::string entry;
-  std::istringstream entries(*in.config.ld_library_path);
-  while (std::getline(entries, entry, ':'))
-    if (!entry.empty() && normal(entry) == normal(dir) ) return true;
+  for (const auto& entry : util::split(*in.config.ld_library_path, ":"))
+    if (!entry.empty() && normal(entry) == normal(dir)) return true;
   return false;
 }
 

@@ -38,22 +38,6 @@ doctor::DoctorInputs bare(const doctor::DoctorInputs& in) {
   return b;
 }
 
-const inventory::Library* provider_by_soname(const inventory::Inventory& inv, const std::string& soname) {
-  if (const auto* lib = inv.find_by_soname(soname)) return lib;
-  for (const auto& lib : inv.libraries)
-    if (fs::path(lib.file).filename() == soname) return &lib;
-  return nullptr;
-}
-
-// Whether the env's `lib` defines every versioned symbol `requester`
-// (absolute) references from `soname`.
-bool satisfies(loader::FileSystemView& files, const std::string& prefix, const std::string& requester,
-               const inventory::Library& lib, const std::string& soname) {
-  const auto& from = files.open_verify(requester);
-  const auto& to = files.open_verify(prefix + "/" + lib.file);
-  return from.elf && to.elf && loader::satisfies_versioned_references(*from.elf, *to.elf, soname);
-}
-
 // The env's copies of `soname`: by DT_SONAME, then by file name, each in
 // inventory order.
 std::vector<const inventory::Library*> copies_of(const inventory::Inventory& inv, const std::string& soname) {
@@ -63,6 +47,21 @@ std::vector<const inventory::Library*> copies_of(const inventory::Inventory& inv
   for (const auto& lib : inv.libraries)
     if (lib.soname != soname && fs::path(lib.file).filename() == soname) copies.push_back(&lib);
   return copies;
+}
+
+// The env's first copy of `soname`, if it has one.
+const inventory::Library* provider_by_soname(const inventory::Inventory& inv, const std::string& soname) {
+  auto copies = copies_of(inv, soname);
+  return copies.empty() ? nullptr : copies.front();
+}
+
+// Whether the env's `lib` defines every versioned symbol `requester`
+// (absolute) references from `soname`.
+bool satisfies(loader::FileSystemView& files, const std::string& prefix, const std::string& requester,
+               const inventory::Library& lib, const std::string& soname) {
+  const auto& from = files.open_verify(requester);
+  const auto& to = files.open_verify(prefix + "/" + lib.file);
+  return from.elf && to.elf && loader::satisfies_versioned_references(*from.elf, *to.elf, soname);
 }
 
 // The env's copy of `soname` for `requester` (absolute): with several copies

@@ -89,13 +89,20 @@ build_demo_env() {
   "$CONDACUDA_SOURCE_DIR/examples/demo-env/build.sh" "$1" > /dev/null
 }
 
-# add_conda_nvjitlink_12_0 ENV: conda's cuda-nvjitlink 12.0.76 in ENV/lib (the
-# demo's nvJitLink built as 12.0, which lacks __nvJitLinkAddData_12_1) with
-# its conda-meta record: a second copy beside the wheel's 12.4.
-add_conda_nvjitlink_12_0() {
+# build_nvjitlink_12_0 DIR: DIR/libnvJitLink.so.12, the demo's nvJitLink built
+# as 12.0 (it lacks __nvJitLinkAddData_12_1).
+build_nvjitlink_12_0() {
   local src=$CONDACUDA_SOURCE_DIR/examples/demo-env/src
+  mkdir -p "$1"
   cc -shared -fPIC -DNVJITLINK_MINOR=0 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$src/nvjitlink-12.0.map" \
-    -o "$1/lib/libnvJitLink.so.12" "$src/nvjitlink.c"
+    -o "$1/libnvJitLink.so.12" "$src/nvjitlink.c"
+}
+
+# add_conda_nvjitlink_12_0 ENV: conda's cuda-nvjitlink 12.0.76 in ENV/lib
+# (build_nvjitlink_12_0) with its conda-meta record: a second copy beside the
+# wheel's 12.4.
+add_conda_nvjitlink_12_0() {
+  build_nvjitlink_12_0 "$1/lib"
   printf '{"name": "cuda-nvjitlink", "version": "12.0.76", "build": "0", "files": ["lib/libnvJitLink.so.12"]}\n' \
     > "$1/conda-meta/cuda-nvjitlink-12.0.76-0.json"
 }

@@ -141,10 +141,7 @@ expect_eq "$(json "$scratch/linked.json" '[f["title"] for f in j["findings"] if 
 
 note "--pin where the plan allows it: an older nvJitLink on LD_LIBRARY_PATH, not activated; pinned, every order works"
 hostile=$scratch/hostile
-mkdir -p "$hostile"
-demo_src=$CONDACUDA_SOURCE_DIR/examples/demo-env/src
-cc -shared -fPIC -DNVJITLINK_MINOR=0 -Wl,-soname,libnvJitLink.so.12 -Wl,--version-script="$demo_src/nvjitlink-12.0.map" \
-  -o "$hostile/libnvJitLink.so.12" "$demo_src/nvjitlink.c"
+build_nvjitlink_12_0 "$hostile"
 LD_LIBRARY_PATH=$hostile "$py" -c 'import condaext' || fail "hostile: condaext alone loads (the old copy has what it needs)"
 case "$(LD_LIBRARY_PATH=$hostile "$py" -c 'import demotorch' 2>&1 || true)" in
   *"undefined symbol: __nvJitLinkAddData_12_1"*) ;;
