@@ -1,5 +1,9 @@
 #include "app/lock.hpp"
 
+#include <algorithm>
+
+#include "app/doctor.hpp"
+#include "doctor/findings.hpp"
 #include "sys/disk_file_view.hpp"
 #include "sys/env_scan.hpp"
 #include "sys/hash_cache.hpp"
@@ -58,6 +62,36 @@ Result<LockedEnv> lock_env(const LockOptions& options) {
         out.pinned.push_back(pin.path);
       }
   out.lock = lock::make_lock(options.env.name, inv, hashed.sha256_by_file, alignment, *options.table);
+  return out;
+}
+
+namespace {
+bool is_load_error(const std::string& code) {
+  namespace c = doctor::code;
+  return code == c::not_found || code == c::undefined_symbol || code == c::version_not_found || code == c::bad_file ||
+         code == c::loader_abort;
+}
+} // namespace
+
+Result<LockCheck> check_lock(const lock::Lockfile& locked, const env::EnvRecord& env, const LockedEnv& current) {
+  LockCheck out;
+  out.diff = lock::diff_locks(locked, current.lock);
+  DoctorOptions options;
+  options.env = env;
+  auto report = doctor(options);
+  if (!report) return as_bad_input(report.error());
+  out.loads.ld_library_path = report->inputs.base_ld_library_path;
+  std::vector<lock::LoadFailure> found;
+  for (const auto& f : report->findings) {
+    if (f.severity != doctor::Severity::error || !is_load_error(f.code)) continue;
+    for (const auto& file : f.affects) {
+      auto root = std::find_if(report->roots.begin(), report->roots.end(), [&](const doctor::RootResult& r) { return r.file == file; });
+      std::string first = root != report->roots.end() && !root->first_error.empty() ? root->first_error : f.first_error;
+      found.push_back({file, root != report->roots.end() ? root->component : "", f.code, first, f.fix});
+    }
+  }
+  out.loads.failures = lock::locked_load_failures(locked, found);
+  out.outcome = lock::check_outcome(out.diff, out.loads);
   return out;
 }
 

@@ -42,6 +42,20 @@ struct LockedEnv {
 // Fails only when the env cannot be scanned at all (bad_input).
 Result<LockedEnv> lock_env(const LockOptions& options);
 
+// `lock --check FILE`: "matches and loads here". The diff of the lock with
+// the env now, then whether each locked library loads with this shell's
+// LD_LIBRARY_PATH, judged by doctor's loader model exactly as a plain
+// `condacuda doctor` judges it (its loader error findings; package findings
+// such as misaligned are the lock's rules), and the rules that fail here (the
+// driver rule, from `current`).
+struct LockCheck {
+  lock::LockDiff diff;
+  lock::LoadsHere loads;
+  lock::CheckOutcome outcome = lock::CheckOutcome::matches;
+};
+// Errors: doctor's (the env cannot be read; bad_input).
+Result<LockCheck> check_lock(const lock::Lockfile& locked, const env::EnvRecord& env, const LockedEnv& current);
+
 // `--releases FILE`, or the embedded table when `path` is empty. Errors (bad_input) say "release table: ...".
 Result<lock::ReleaseTable> release_table(const std::string& path);
 

@@ -98,7 +98,7 @@ std::vector<report::ManEntry> exit_status() {
       {code(exit_ok), "success: healthy, repaired, matches"},
       {code(exit_problems),
        "problems found: error findings (doctor), could not make the env healthy or a file is in the way (repair, "
-       "nothing written), something left (undo), drift (lock --check), a failed check"},
+       "nothing written), something left (undo), drift or does not load here (lock --check), a failed check"},
       {code(exit_bad_input),
        "bad input: usage, unknown env, a path that is not an env, an unreadable or corrupt lock/manifest"},
       {code(exit_no_gpu), "check: no usable GPU (no libcuda.so.1, the toolkit stub instead, no device)"},

@@ -1,5 +1,5 @@
 // condacuda lock [ENV] [-o FILE] [--json]: the env's lockfile.
-// condacuda lock --check FILE [ENV] [--json]: does the env still match it?
+// condacuda lock --check FILE [ENV] [--json]: does the env still match it, and load here?
 #include <iostream>
 
 #include "app/lock.hpp"
@@ -56,14 +56,14 @@ int write_lock(const LockArgs& a, const env::EnvRecord& env, const app::LockedEn
 }
 
 int check_lock(const LockArgs& a, const lock::Lockfile& locked, const env::EnvRecord& env, const app::LockedEnv& current) {
-  lock::LockDiff diff = lock::diff_locks(locked, current.lock);
-  if (a.out.json) return emit_document(report::lock_check_json(diff, a.check, env), diff.matches() ? "matches" : "drift",
-                                       diff.matches() ? exit_ok : exit_problems);
-  {
-    const report::Style style = style_for(a.out);
-    emit_text(report::lock_check_text(diff, a.check, env.name, style), style);
-  }
-  return diff.matches() ? exit_ok : exit_problems;
+  auto check = app::check_lock(locked, env, current);
+  if (!check) return fail(check.error(), a.out);
+  const int code = check->outcome == lock::CheckOutcome::matches ? exit_ok : exit_problems;
+  if (a.out.json)
+    return emit_document(report::lock_check_json(check->diff, a.check, env, check->loads), lock::to_string(check->outcome), code);
+  const report::Style style = style_for(a.out);
+  emit_text(report::lock_check_text(check->diff, a.check, env.name, style, check->loads), style);
+  return code;
 }
 
 int run_lock(const LockArgs& a) {
@@ -92,7 +92,9 @@ Command add_lock(CLI::App& root) {
   add_output_args(sub, args->out);
   auto* output = sub->add_option("-o,--output", args->output, "Write the lock to FILE (atomically) instead of stdout");
   auto* check = sub->add_option("--check", args->check,
-                                "Compare the env with the lock in FILE: exit 0 matches, 1 drift (a diff), 2 unreadable lock");
+                                "Compare the env with the lock in FILE and check it loads here: exit 0 matches and loads, 1 drift (a diff) "
+                                "or a locked library that does not load with this LD_LIBRARY_PATH or a rule (driver) that fails "
+                                "here, 2 unreadable lock");
   check->type_name("FILE");
   output->type_name("FILE")->excludes(check);
   sub->add_option("--releases", args->releases, "Release table to judge alignment with (default: the embedded one)")

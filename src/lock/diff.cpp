@@ -1,5 +1,6 @@
 #include "lock/diff.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -72,6 +73,11 @@ void diff_verdict(const Lockfile& locked, const Lockfile& now, LockDiff& d) {
     const LockedRule* b = was.find(name);
     const LockedRule* a = is.find(name);
     std::string from = b ? to_string(b->result) : "-", to = a ? to_string(a->result) : "-";
+    if (name == rule::driver) { // the machine's rule: fails here, or a note
+      if (a && a->result == RuleResult::fail) d.rules_here.push_back({name, from, failing_evidence(*a)});
+      else if (from != to) d.notes.push_back("rule " + name + ": " + from + " when locked, " + to + " here");
+      continue;
+    }
     if (from == to) continue;
     if (!a || !b || a->result == RuleResult::skipped || b->result == RuleResult::skipped) {
       d.notes.push_back("rule " + name + ": " + from + " when locked, " + to + " here");
@@ -84,7 +90,8 @@ void diff_verdict(const Lockfile& locked, const Lockfile& now, LockDiff& d) {
   if (was.aligned != is.aligned) {
     auto word = [](bool b) { return std::string(b ? "true" : "false"); };
     if (rule_changed) d.changes.push_back({ChangeKind::verdict, "aligned", word(was.aligned), word(is.aligned), {}});
-    else d.notes.push_back("aligned: " + word(was.aligned) + " when locked, " + word(is.aligned) + " here, from a rule not judged on both sides");
+    else d.notes.push_back("aligned: " + word(was.aligned) + " when locked, " + word(is.aligned) +
+                           " here, from a rule not judged on both sides or the driver's");
   }
 }
 } // namespace
@@ -100,6 +107,32 @@ LockDiff diff_locks(const Lockfile& locked, const Lockfile& now) {
   diff_components(locked, now, d);
   diff_verdict(locked, now, d);
   return d;
+}
+
+std::vector<LoadFailure> locked_load_failures(const Lockfile& locked, const std::vector<LoadFailure>& found) {
+  std::vector<LoadFailure> out;
+  for (const auto& c : locked.components) {
+    auto f = std::find_if(found.begin(), found.end(), [&](const LoadFailure& x) { return x.library == c.path; });
+    if (f == found.end()) continue;
+    out.push_back(*f);
+    if (out.back().component.empty()) out.back().component = c.component;
+  }
+  return out;
+}
+
+const char* to_string(CheckOutcome o) {
+  switch (o) {
+  case CheckOutcome::matches: return "matches";
+  case CheckOutcome::drift: return "drift";
+  case CheckOutcome::does_not_load: return "does-not-load";
+  }
+  return "drift";
+}
+
+CheckOutcome check_outcome(const LockDiff& diff, const LoadsHere& loads) {
+  if (!diff.matches()) return CheckOutcome::drift;
+  if (!loads.loads() || !diff.rules_here.empty()) return CheckOutcome::does_not_load;
+  return CheckOutcome::matches;
 }
 
 } // namespace condacuda::lock

@@ -292,8 +292,10 @@ const std::vector<ManExample>& man_examples() {
         "$ condacuda check -p ./env           # exit 3 where there is no usable GPU"}},
       {"Lock the CUDA components in CI",
        "lock writes the env's CUDA components (package, version, soname, sha256, release) and the alignment verdict; "
-       "the same env gives the same bytes. lock --check exits 0 when the env matches, 1 on drift (with a diff) and 2 "
-       "when the lock is unreadable.",
+       "the same env gives the same bytes. lock --check exits 0 when the env matches and loads here, 1 on drift "
+       "(with a diff) or when it does not load here (a locked library that fails with this shell's LD_LIBRARY_PATH, "
+       "as doctor's loader model finds it, or the driver rule failing on this node), and 2 when the lock is "
+       "unreadable.",
        {"$ condacuda lock -p ./env -o cuda.lock.yml             # commit it",
         "$ condacuda lock --check cuda.lock.yml -p ./env        # in CI, on every node"}},
       {"A Slurm job",

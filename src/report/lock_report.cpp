@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "report/document.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::report {
 
@@ -55,12 +56,13 @@ Json lock_json(const lock::Lockfile& lock, const env::EnvRecord& env, const std:
 }
 
 std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_name, const std::string& env_name,
-                            const Style& style) {
+                            const Style& style, const lock::LoadsHere& loads) {
   std::string out;
   std::string verdict = diff.aligned ? "aligned to " + diff.series : "NOT aligned (series " + diff.series + ")";
+  const bool here = loads.loads() && diff.rules_here.empty();
   if (diff.matches()) {
     out += lock_name + ": env '" + env_name + "' " + style.green("matches") + " (" + std::to_string(diff.components) +
-           " libraries, " + verdict + ")\n";
+           " libraries, " + verdict + ")" + (here ? "" : " but " + style.red("does not load here")) + "\n";
   } else {
     out += lock_name + ": env '" + env_name + "' " + style.red("has drifted") + ": " + std::to_string(diff.changes.size()) +
            " change" + (diff.changes.size() == 1 ? "" : "s") + "\n";
@@ -69,17 +71,34 @@ std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_
     out += table.render(style, 2);
     for (const auto& c : diff.changes)
       for (const auto& why : c.why) out += "  " + c.what + " now: " + why + "\n";
+    if (!here) out += "  and it does not load here:\n";
+  }
+  if (!loads.loads()) {
+    const std::size_t n = loads.failures.size();
+    out += "  " + std::to_string(n) + " locked librar" + (n == 1 ? "y does" : "ies do") +
+           " not load with this shell's LD_LIBRARY_PATH (" +
+           (loads.ld_library_path ? (loads.ld_library_path->empty() ? "empty" : *loads.ld_library_path) : "unset") +
+           "), as condacuda doctor finds it:\n";
+    for (const auto& f : loads.failures) {
+      out += "  " + style.red(f.code) + " " + f.component + " " + f.library + ": " + f.first_error + "\n";
+      if (!f.fix.empty()) out += "    fix: " + f.fix + "\n";
+    }
+  }
+  for (const auto& r : diff.rules_here) {
+    out += "  " + style.red("rule " + r.rule + " fails here") + " (" + r.locked + " when locked)";
+    out += r.why.empty() ? "\n" : ": " + util::join(r.why, "; ") + "\n";
   }
   for (const auto& n : diff.notes) out += "  " + style.dim("note: " + n) + "\n";
   return out;
 }
 
-Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env) {
+Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env,
+                     const lock::LoadsHere& loads) {
   Json j = Json::object();
   j.set("schema", "condacuda.lock-check/1");
   j.set("env", env_json(env));
   j.set("lock", lock_path);
-  j.set("matches", diff.matches());
+  j.set("matches", lock::check_outcome(diff, loads) == lock::CheckOutcome::matches);
   Json changes = Json::array();
   for (const auto& c : diff.changes) {
     Json cj = Json::object();
@@ -93,6 +112,32 @@ Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, c
     changes.push(cj);
   }
   j.set("changes", changes);
+  Json here = Json::object();
+  here.set("ld_library_path", loads.ld_library_path ? Json(*loads.ld_library_path) : Json());
+  here.set("loads", loads.loads());
+  Json failures = Json::array();
+  for (const auto& f : loads.failures) {
+    Json fj = Json::object();
+    fj.set("library", f.library);
+    fj.set("component", f.component);
+    fj.set("code", f.code);
+    fj.set("first_error", f.first_error);
+    fj.set("fix", f.fix);
+    failures.push(fj);
+  }
+  here.set("failures", failures);
+  j.set("loads_here", here);
+  Json rules = Json::array();
+  for (const auto& r : diff.rules_here) {
+    Json rj = Json::object();
+    rj.set("rule", r.rule);
+    rj.set("locked", r.locked);
+    Json why = Json::array();
+    for (const auto& w : r.why) why.push(w);
+    rj.set("why", why);
+    rules.push(rj);
+  }
+  j.set("rules_here", rules);
   Json notes = Json::array();
   for (const auto& n : diff.notes) notes.push(n);
   j.set("notes", notes);

@@ -19,10 +19,15 @@ namespace condacuda::report {
 // in the document). The lockfile's env name is env.name.
 util::Json lock_json(const lock::Lockfile& lock, const env::EnvRecord& env, const std::string& output);
 
-// "FILE: env 'NAME' matches ..." or a table of the changes, then the notes.
+// "FILE: env 'NAME' matches ..." or a table of the changes; then, when it does
+// not load here, a line per locked library that fails (the loader's first
+// error, doctor's fix) and per rule that fails here; then the notes.
 std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_name, const std::string& env_name,
-                            const Style& style);
-util::Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env);
+                            const Style& style, const lock::LoadsHere& loads = {});
+// condacuda.lock-check/1 (without schema's head fields outcome and exit_code,
+// which cli adds): `matches` is outcome == matches; `loads_here` and `rules_here`.
+util::Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env,
+                           const lock::LoadsHere& loads = {});
 
 // "hashed N files: N from the cache, N read (N MB) in N s"
 std::string hash_stats_text(const app::LockedEnv& locked);

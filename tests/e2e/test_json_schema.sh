@@ -5,7 +5,7 @@
 # outcome one of the command's words, env {name, prefix, kind} everywhere.
 # Run on the demo env through each outcome a script meets: list, info,
 # doctor (problems, then healthy), repair (dry run, repaired, unchanged),
-# lock (stdout, -o FILE), lock --check (matches, drift), check (no GPU here,
+# lock (stdout, -o FILE), lock --check (matches, drift, does-not-load), check (no GPU here,
 # or pass), undo (undone, nothing to undo); and the error document for an
 # unknown env (with the envs found and a suggestion), a usage error, a
 # mistyped command and an unreadable lock.
@@ -46,6 +46,9 @@ grep -q '^# condacuda lockfile' <<< "$(head -1 "$scratch/cuda.lock.yml")" || fai
 doc lock-matches 0 lock --check "$scratch/cuda.lock.yml" -p "$env"
 sed 's/^version: 1$/version: 1\n# edited/; s/sha256: "\([0-9a-f]\{8\}\)/sha256: "00000000/' "$scratch/cuda.lock.yml" > "$scratch/drift.yml"
 doc lock-drift 1 lock --check "$scratch/drift.yml" -p "$env"
+doc lock-does-not-load 1 lock --check "$scratch/cuda.lock.yml" -p "$env" --driver 450.80
+expect_eq "$(json "$scratch/lock-does-not-load.json" 'j["outcome"], [r["rule"] for r in j["rules_here"]]')" \
+  "('does-not-load', ['driver'])" "a driver too old for the env: does not load here"
 note "a lock written as JSON by condacuda 0.1 (lock --json -o) is still read"
 python3 -c 'import json, sys, yaml; d = yaml.safe_load(open(sys.argv[1])); json.dump(d, open(sys.argv[2], "w"))' \
   "$scratch/cuda.lock.yml" "$scratch/old-json-lock.yml"

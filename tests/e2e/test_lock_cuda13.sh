@@ -55,10 +55,17 @@ expect_eq "$(json "$scratch/old-driver.json" '[r["result"] for r in j["alignment
   "('fail', False)" "old driver"
 "$CONDACUDA" lock -p "$env" --json --driver 580.65.06 > "$scratch/new-driver.json"
 expect_eq "$(json "$scratch/new-driver.json" '[r["result"] for r in j["alignment"]["rules"] if r["rule"] == "driver"][0]')" "pass" "new driver"
-note "a lock made with a driver checks clean where none is visible (CI), and drifts where the driver is too old"
+note "a lock made with a driver checks clean where none is visible (CI), and fails (not drift) where the driver is too old"
 "$CONDACUDA" lock -p "$env" --driver 580.65.06 -o "$scratch/gpu.yml"
 expect_status 0 "$CONDACUDA" lock --check "$scratch/gpu.yml" -p "$env" --driver none
-expect_status 1 "$CONDACUDA" lock --check "$scratch/gpu.yml" -p "$env" --driver 575.57.08
+expect_status 1 "$CONDACUDA" lock --check "$scratch/gpu.yml" -p "$env" --driver 575.57.08 --json > "$scratch/old.json"
+expect_eq "$(json "$scratch/old.json" 'j["outcome"], j["changes"], [(r["rule"], r["locked"]) for r in j["rules_here"]]')" \
+  "('does-not-load', [], [('driver', 'pass')])" "the driver rule fails here; the env did not change"
+note "issue 24: --driver 535.104 on this CUDA 13 env, locked without a driver, printed 'matches' and exit 0"
+"$CONDACUDA" lock -p "$env" --driver none -o "$scratch/ci.yml"
+expect_status 1 "$CONDACUDA" lock --check "$scratch/ci.yml" -p "$env" --driver 535.104 --color never > "$scratch/535.txt"
+grep -q "^  rule driver fails here (skipped when locked): driver 535.104 (branch 535, from --driver) < 580, the minimum for CUDA 13.x$" \
+  "$scratch/535.txt" || { cat "$scratch/535.txt"; fail "the driver rule that fails here"; }
 
 note "a lock of another env (the demo env, CUDA 12) against this one: a readable diff"
 build_demo_env "$scratch/demo"

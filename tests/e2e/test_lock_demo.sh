@@ -35,11 +35,16 @@ expect_eq "$(json "$scratch/lock.json" '[r["min_release"] for r in j["alignment"
 expect_eq "$(json "$scratch/lock.json" '[(c["component"], c["version"], c["cuda_release"]) for c in j["components"]]')" \
   "[('cudart', '12.1.105', '12.1'), ('cusparse', '12.1.0.106', '12.1'), ('nvjitlink', '12.4.127', '12.4')]" components
 
-note "round trip: lock -> check -> 0 (text and JSON)"
-"$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" > "$scratch/check.txt"
-grep -q "env 'env' matches (3 libraries, aligned to 12.4)" "$scratch/check.txt" || { cat "$scratch/check.txt"; fail "match text"; }
-"$CONDACUDA" lock --check "$scratch/cuda.lock.yml" "$env" --json > "$scratch/check.json"
+note "round trip: lock -> check -> 0 (text and JSON) where the env loads (its own nvJitLink on LD_LIBRARY_PATH)"
+nvjitlink=$(echo "$env"/lib/python3*/site-packages/nvidia/nvjitlink/lib)
+LD_LIBRARY_PATH=$nvjitlink "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" > "$scratch/check.txt"
+grep -q "env 'env' matches (3 libraries, aligned to 12.4)$" "$scratch/check.txt" || { cat "$scratch/check.txt"; fail "match text"; }
+LD_LIBRARY_PATH=$nvjitlink "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" "$env" --json > "$scratch/check.json"
 expect_eq "$(json "$scratch/check.json" 'j["schema"], j["matches"], j["changes"]')" "('condacuda.lock-check/1', True, [])" "check json"
+note "unrepaired and LD_LIBRARY_PATH unset, the env matches but cuSPARSE does not load (its RUNPATH misses nvJitLink): 1"
+expect_status 1 env -u LD_LIBRARY_PATH "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --json > "$scratch/unset.json"
+expect_eq "$(json "$scratch/unset.json" 'j["outcome"], j["changes"], [(f["component"], f["code"]) for f in j["loads_here"]["failures"]]')" \
+  "('does-not-load', [], [('cusparse', 'not-found')])" "the unrepaired env does not load"
 
 note "drift: a rewritten file, a removed library, an upgraded package -> 1 with a diff"
 sp=$(echo "$env"/lib/python3*/site-packages)

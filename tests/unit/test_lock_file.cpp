@@ -178,6 +178,74 @@ TEST_CASE("lock --check diff: added, removed, version, sha256, verdict; notes th
   CHECK(j.get("changes")->as_array().size() == 6);
 }
 
+TEST_CASE("lock --check here: the driver rule fails here (never drift), loads of locked libraries, the outcome") {
+  Lockfile locked = sample(), now = sample();
+  // A lock made where no driver was visible, checked with a driver too old: not drift, a rule that fails here.
+  now.alignment.aligned = false;
+  now.alignment.rules[3] = {"driver", RuleResult::fail, "",
+                            {"driver 450.80 (branch 450, from --driver) < 525, the minimum for CUDA 12.x",
+                             "the CUDA 12.4.1 installer bundles driver 550.54.15"}};
+  LockDiff d = diff_locks(locked, now);
+  CHECK(d.matches());
+  REQUIRE(d.rules_here.size() == 1);
+  CHECK(d.rules_here[0].rule == "driver");
+  CHECK(d.rules_here[0].locked == "skipped");
+  CHECK(d.rules_here[0].why == std::vector<std::string>{"driver 450.80 (branch 450, from --driver) < 525, the minimum for CUDA 12.x"});
+  CHECK(check_outcome(d, {}) == CheckOutcome::does_not_load);
+  CHECK(std::string(to_string(check_outcome(d, {}))) == "does-not-load");
+  // Passed when locked (a GPU node), fails here: still the machine's, not the env's.
+  locked.alignment.rules[3] = {"driver", RuleResult::pass, "", {"driver 580.65.06 ..."}};
+  d = diff_locks(locked, now);
+  CHECK(d.matches());
+  CHECK(d.rules_here.size() == 1);
+  CHECK(d.rules_here[0].locked == "pass");
+  // Failed when locked and fails here: it fails here all the same.
+  d = diff_locks(now, now);
+  CHECK(d.rules_here.size() == 1);
+  CHECK(check_outcome(d, {}) == CheckOutcome::does_not_load);
+  // Failed when locked, passes here: a note.
+  d = diff_locks(now, sample());
+  CHECK(d.matches());
+  CHECK(d.rules_here.empty());
+  CHECK(check_outcome(d, {}) == CheckOutcome::matches);
+
+  // Loads: only locked libraries count, one line each, in the lock's order; the component filled from the lock.
+  const std::string cusparse = sample().components[1].path;
+  std::vector<LoadFailure> found = {
+      {"lib/python3.11/site-packages/demotorch/_C.so", "", "undefined-symbol", "consumer error", "fix c"},
+      {cusparse, "", "undefined-symbol", "undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12", "fix a"},
+      {cusparse, "cusparse", "not-found", "second finding", "fix b"},
+  };
+  LoadsHere loads;
+  loads.ld_library_path = "/opt/cuda-12.0/lib64";
+  loads.failures = locked_load_failures(sample(), found);
+  REQUIRE(loads.failures.size() == 1);
+  CHECK(loads.failures[0].component == "cusparse");
+  CHECK(loads.failures[0].code == "undefined-symbol");
+  CHECK(loads.failures[0].fix == "fix a");
+  LockDiff clean = diff_locks(sample(), sample());
+  CHECK(check_outcome(clean, loads) == CheckOutcome::does_not_load);
+  CHECK(check_outcome(clean, {}) == CheckOutcome::matches);
+  LockDiff drift = clean;
+  drift.changes.push_back({ChangeKind::sha256, "x", "a", "b", {}});
+  CHECK(check_outcome(drift, loads) == CheckOutcome::drift); // drift first
+
+  std::string text = report::lock_check_text(clean, "cuda.lock.yml", "demo", report::Style{}, loads);
+  CHECK(text.find("cuda.lock.yml: env 'demo' matches (3 libraries, aligned to 12.4) but does not load here\n") == 0);
+  CHECK(text.find("1 locked library does not load with this shell's LD_LIBRARY_PATH (/opt/cuda-12.0/lib64)") != std::string::npos);
+  CHECK(text.find("\n  undefined-symbol cusparse " + cusparse + ": undefined symbol: __nvJitLinkAddData_12_1") != std::string::npos);
+  CHECK(text.find("\n    fix: fix a\n") != std::string::npos);
+  std::string rule_text = report::lock_check_text(diff_locks(sample(), now), "cuda.lock.yml", "demo", report::Style{});
+  CHECK(rule_text.find(" but does not load here\n") != std::string::npos);
+  CHECK(rule_text.find("\n  rule driver fails here (skipped when locked): driver 450.80 (branch 450, from --driver) < 525") !=
+        std::string::npos);
+  auto j = report::lock_check_json(clean, "cuda.lock.yml", env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""}, loads);
+  CHECK_FALSE(j.get("matches")->as_bool(true));
+  CHECK(j.get("loads_here")->string_at("ld_library_path") == "/opt/cuda-12.0/lib64");
+  CHECK_FALSE(j.get("loads_here")->get("loads")->as_bool(true));
+  CHECK(j.get("loads_here")->get("failures")->as_array()[0].string_at("component") == "cusparse");
+}
+
 TEST_CASE("lock JSON carries the same content with a schema") {
   auto j = report::lock_json(sample(), env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""}, "");
   CHECK(j.string_at("schema") == "condacuda.lock/2");

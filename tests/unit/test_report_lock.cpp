@@ -88,7 +88,9 @@ TEST_CASE("condacuda.lock-check/1: lock, env, verdict, changes with their reason
   d.series = "12.4";
   d.aligned = false;
   auto j = report::lock_check_json(d, "cuda.lock.yml", env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""});
-  CHECK(shape(j) == "schema:string env:object lock:string matches:bool changes:array notes:array now:object");
+  CHECK(shape(j) ==
+        "schema:string env:object lock:string matches:bool changes:array loads_here:object rules_here:array notes:array now:object");
+  CHECK(shape(member(j, "loads_here")) == "ld_library_path:null loads:bool failures:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   const auto& changes = member(j, "changes").as_array();
   REQUIRE(changes.size() == 2);
