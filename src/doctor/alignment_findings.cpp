@@ -115,8 +115,13 @@ Finding driver_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f
   out.title = f.message;
   out.library = "libcuda.so.1";
   out.evidence = rule.evidence;
+  // NVIDIA's forward compatibility runs a newer CUDA major on an older driver
+  // branch, on Data Center GPUs only (doctor --gpu names the GPU; here it is not known).
+  const std::string major = std::to_string(f.provider_major);
   out.fix = "update the NVIDIA driver to branch " + f.needed_release + " or newer (minor-version compatibility), "
-            "or use an env of an older CUDA major";
+            "or use an env of an older CUDA major; on a Data Center GPU (A100, H100, ...), NVIDIA's CUDA "
+            "forward-compatibility package (cuda-compat-" + major + "-X from NVIDIA's repositories, or cuda-compat on "
+            "conda) can run CUDA " + major + " on this driver branch where NVIDIA's compatibility table supports it";
   return out;
 }
 } // namespace
@@ -143,7 +148,7 @@ std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSyst
   ai.inventory = &in.inventory;
   ai.table = &*table;
   ai.files = &files;
-  if (in.driver_version) ai.driver = lock::parse_driver_version(*in.driver_version, "/proc/driver/nvidia/version");
+  if (in.driver_version) ai.driver = lock::parse_driver_version(*in.driver_version, in.driver_source);
   return alignment_findings(lock::evaluate_alignment(ai));
 }
 

@@ -10,7 +10,7 @@
 namespace condacuda::doctor {
 
 // Evaluates the rules on the env of `in` with the embedded release table and
-// in.driver_version, reading symbols through `files`.
+// in.driver_version (seen in in.driver_source), reading symbols through `files`.
 std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSystemView& files);
 
 // The findings for an alignment already evaluated.

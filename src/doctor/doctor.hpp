@@ -32,6 +32,7 @@ struct DoctorInputs {
   std::optional<std::string> host_program; // real path of the env's python; nullopt: minimal C host
   std::vector<std::string> foreign_hooks;  // other activate.d scripts that touch LD_LIBRARY_PATH
   std::optional<std::string> driver_version; // NVIDIA driver seen (/proc/driver/nvidia/version), for the alignment driver rule
+  std::string driver_source = "/proc/driver/nvidia/version"; // where driver_version came from: "--driver" when given
   // doctor --imports: files to dlopen in this order in one process (absolute),
   // each RTLD_NOW and RTLD_LOCAL unless `global` (doctor/import_order.hpp).
   struct Import {

@@ -48,7 +48,7 @@ Result<GpuTable> parse_v1(const YAML::Node& root, const std::string& source) {
       return bad(source, "a 'gpus' entry needs cc and names");
     auto cc = capability(g["cc"].Scalar());
     if (!cc) return bad(source, "compute capability '" + g["cc"].Scalar() + "' is not X.Y");
-    GpuModel m{cc->first, cc->second, {}, ""};
+    GpuModel m{cc->first, cc->second, {}, "", {}};
     if (YAML::Node since = g["since_cuda"]) {
       if (!since.IsScalar() || !capability(since.Scalar())) return bad(source, "since_cuda '" + since.Scalar() + "' is not X.Y");
       m.since_cuda = since.Scalar();
@@ -56,6 +56,14 @@ Result<GpuTable> parse_v1(const YAML::Node& root, const std::string& source) {
     for (const auto& n : g["names"]) {
       if (!n.IsScalar() || n.Scalar().empty()) return bad(source, "a GPU name is not a string");
       m.names.push_back(n.Scalar());
+    }
+    if (YAML::Node dc = g["data_center"]) {
+      if (!dc.IsSequence()) return bad(source, "data_center of " + g["cc"].Scalar() + " is not a list");
+      for (const auto& n : dc) {
+        if (!n.IsScalar() || std::find(m.names.begin(), m.names.end(), n.Scalar()) == m.names.end())
+          return bad(source, "data_center of " + g["cc"].Scalar() + " names a GPU that is not among its names");
+        m.data_center.push_back(n.Scalar());
+      }
     }
     t.gpus.push_back(std::move(m));
   }
@@ -92,16 +100,39 @@ bool arch_fits(const elf::FatbinEntry& e, const Device& d) {
   if (e.family) return a / 10 == d.major && a % 10 <= d.minor;
   return a <= d.arch();
 }
+// The newest release of CUDA `major` the release table lists `lib`'s
+// component in: {"12.9.1", "12.5.10.65"} for cuSPARSE and 12.
+std::optional<ReleaseAddingArch> newest_of_major(const inventory::Library& lib, int major, const lock::ReleaseTable& releases) {
+  std::optional<ReleaseAddingArch> out;
+  const std::string& column = releases.column_for(lib.component);
+  for (const auto& row : releases.releases) // oldest first
+    if (util::leading_number(row.release) == major)
+      if (auto v = row.components.find(column); v != row.components.end()) out = ReleaseAddingArch{row.release, v->second};
+  return out;
+}
+
 // What gives the file a kernel for `device`: for a GPU older than Turing
-// (sm_75), which CUDA 13 no longer builds for, the package's CUDA 12 build;
-// else a build (a newer release, for a new GPU) that targets the device.
+// (sm_75), which CUDA 13 no longer builds for, the component's CUDA 12 build
+// (named without a version it cannot have: the CUDA 12 package, and the
+// newest CUDA 12 release the release table knows); else a build (a newer
+// release, for a new GPU) that targets the device.
 std::string no_kernel_fix(const inventory::Library* lib, const Device& device, const GpuTable& gpus,
                           const lock::ReleaseTable* releases) {
   const std::string package = lib && !lib->package.empty() ? lib->package + " " + lib->version : "its package";
   if (device.arch() < 75 && lib && lib->cuda_major >= 13) {
-    std::string wheel = inventory::wheel_for_component(lib->component, 12);
-    return "CUDA 13 builds nothing for GPUs before Turing (sm_75): use the CUDA 12 build of " + package +
-           (wheel.empty() ? "" : " (" + wheel + ")") + " on " + device.label + ", or run on a newer GPU";
+    if (device.arch() < 50) // CUDA 12.0 dropped Kepler: no CUDA 12 build helps either
+      return "CUDA 13 builds nothing for GPUs before Turing (sm_75), nor CUDA 12 before Maxwell (sm_50): run on a newer GPU";
+    const std::string wheel = inventory::wheel_for_component(lib->component, 12);
+    std::string build = lib->manager == "pip" && !wheel.empty() ? "the CUDA 12 wheel " + wheel
+                        : !lib->package.empty() ? "the CUDA 12 build of " + lib->package + " (cuda-version 12.x)"
+                                                : "a CUDA 12 build of " + lib->component;
+    std::string newest;
+    if (releases)
+      if (auto r = newest_of_major(*lib, 12, *releases))
+        newest = "; the newest CUDA 12 release the release table knows, " + r->release + ", has " + lib->component + " " +
+                 r->version;
+    return "CUDA 13 builds nothing for GPUs before Turing (sm_75): on " + device.label + " replace " + package + " with " +
+           build + " (CUDA 12 still builds " + device.sm() + newest + "), or run on a newer GPU";
   }
   if (lib && releases)
     if (auto newer = release_adding_arch(*lib, device, gpus, *releases)) {
@@ -116,13 +147,27 @@ std::string no_kernel_fix(const inventory::Library* lib, const Device& device, c
          " (for a GPU newer than the build, a newer release), or run on a GPU it targets";
 }
 
-// A PTX entry would serve `device` if the driver compiled its ISA.
-std::string driver_fix(const Coverage& c, const GpuTable& gpus) {
+// A PTX entry would serve `device` if the driver compiled its ISA. On a Data
+// Center GPU, NVIDIA's forward-compatibility package brings a newer CUDA
+// driver (and PTX JIT) to an older driver branch.
+std::string driver_fix(const Coverage& c, const Device& device, const GpuTable& gpus) {
   auto needed = gpus.first_driver_for_ptx_isa(c.needs_ptx_isa);
-  return needed ? "update the NVIDIA driver to branch " + std::to_string(needed->branch) + " or newer (CUDA " +
-                      needed->cuda + "), or install a build with SASS for the GPU"
-                : "update the NVIDIA driver to one that compiles PTX ISA " + c.needs_ptx_isa +
-                      ", or install a build with SASS for the GPU";
+  std::string out = needed ? "update the NVIDIA driver to branch " + std::to_string(needed->branch) + " or newer (CUDA " +
+                                 needed->cuda + "), or install a build with SASS for the GPU"
+                           : "update the NVIDIA driver to one that compiles PTX ISA " + c.needs_ptx_isa +
+                                 ", or install a build with SASS for the GPU";
+  if (device.data_center) {
+    std::string compat = "cuda-compat";
+    if (needed) {
+      std::string cuda = needed->cuda;
+      std::replace(cuda.begin(), cuda.end(), '.', '-');
+      compat = "cuda-compat-" + cuda + " from NVIDIA's repositories, or cuda-compat on conda";
+    }
+    out += "; or, on this Data Center GPU, NVIDIA's CUDA forward-compatibility package (" + compat +
+           "), which runs " + (needed ? "CUDA " + needed->cuda : std::string("a newer CUDA")) +
+           " on an older driver branch where NVIDIA's compatibility table supports that branch";
+  }
+  return out;
 }
 } // namespace
 
@@ -188,15 +233,18 @@ Result<Device> parse_device(std::string_view text, const GpuTable& table) {
     std::string digits = t.substr(prefix.size());
     while (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.pop_back();
     const int arch = util::leading_number(digits);
-    if (arch >= 10 && std::to_string(arch) == digits) return Device{t, arch / 10, arch % 10};
+    if (arch >= 10 && std::to_string(arch) == digits) return Device{t, arch / 10, arch % 10, false};
   }
-  if (auto cc = capability(t)) return Device{t, cc->first, cc->second};
+  if (auto cc = capability(t)) return Device{t, cc->first, cc->second, false};
   const GpuModel* best = nullptr;
   std::string best_name;
   for (const auto& g : table.gpus)
     for (const auto& n : g.names)
       if (names_model(n, t) && n.size() > best_name.size()) best = &g, best_name = n;
-  if (best) return Device{best_name, best->major, best->minor};
+  if (best) {
+    const bool dc = std::find(best->data_center.begin(), best->data_center.end(), best_name) != best->data_center.end();
+    return Device{best_name, best->major, best->minor, dc};
+  }
   return make_error(ErrorCode::bad_input,
                     "unknown GPU '" + t + "': give sm_XY, X.Y, or a name of the GPU table (e.g. V100, A100, H100, B200)");
 }
@@ -235,8 +283,13 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
   std::map<std::pair<std::string, std::string>, Finding> by_file_device;
   std::vector<std::pair<std::string, std::string>> order;
   const std::optional<std::string> isa = driver ? std::optional<std::string>(driver->ptx_isa) : std::nullopt;
+  bool judged = false;   // a loaded file of the env carries GPU code
+  std::size_t unloaded = 0;
   for (const auto& root : report.roots) {
-    if (!root.loads) continue;
+    if (!root.loads) {
+      ++unloaded;
+      continue;
+    }
     for (const auto& obj : root.report.objects) {
       const std::string path = std::filesystem::path(obj.name).lexically_normal().string();
       if (!path.starts_with(prefix + "/")) continue;
@@ -247,6 +300,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
       if (fresh) it->second = fatbin_of(path);
       const auto& code = it->second;
       if (!code || !code->has_section || code->entries.empty()) continue;
+      judged = true;
       const std::string rel = path.substr(prefix.size() + 1);
       for (const auto& device : devices) {
         Coverage c = coverage_for(*code, device, isa);
@@ -265,7 +319,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
                       c.needs_ptx_isa + ", newer than the driver compiles";
             x.evidence.push_back(c.why);
             x.first_error = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION: the provided PTX was compiled with an unsupported toolchain";
-            x.fix = driver_fix(c, table);
+            x.fix = driver_fix(c, device, table);
           } else if (c.kind == CoverageKind::none) {
             x.code = code::no_kernel_image;
             x.severity = Severity::error;
@@ -293,6 +347,20 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
   }
   std::vector<Finding> out;
   for (const auto& key : order) out.push_back(std::move(by_file_device[key]));
+  if (!judged && !devices.empty()) {
+    std::vector<std::string> labels;
+    for (const auto& d : devices) labels.push_back(d.label);
+    Finding x;
+    x.code = code::no_gpu_code;
+    x.severity = Severity::info;
+    x.title = "no library of this env that loads carries GPU code: nothing judged for --gpu " + util::join(labels, ", ");
+    x.evidence.push_back("no .nv_fatbin with kernels in the env's files that the " + std::to_string(report.roots.size() - unloaded) +
+                         " loading roots map" + (table.external_kernels.empty() ? "" : " (" + util::join({table.external_kernels.begin(), table.external_kernels.end()}, ", ") + " keep their kernels elsewhere and are not judged)"));
+    x.fix = "nothing to change for --gpu; `condacuda info` lists each library's GPU code";
+    if (unloaded) x.evidence.push_back(std::to_string(unloaded) + " root" + (unloaded == 1 ? " does" : "s do") + " not load and " +
+                                       (unloaded == 1 ? "is" : "are") + " not judged");
+    out.push_back(std::move(x));
+  }
   return out;
 }
 

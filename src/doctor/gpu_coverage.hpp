@@ -29,6 +29,7 @@ struct GpuModel {
   int major = 0, minor = 0;        // compute capability
   std::vector<std::string> names;  // "H100", "RTX 5090"
   std::string since_cuda;          // "12.8": the first CUDA release that builds SASS for it ("" unknown)
+  std::vector<std::string> data_center; // the names that are NVIDIA Data Center GPUs (forward compatibility applies)
 };
 
 struct DriverBranch {
@@ -57,12 +58,14 @@ Result<GpuTable> embedded_gpu_table();
 struct Device {
   std::string label; // what the user said, or the model: "H100", "sm_90", "9.0"
   int major = 0, minor = 0;
+  bool data_center = false; // a Data Center GPU by name (the table's data_center): cuda-compat applies
   int arch() const { return major * 10 + minor; } // 90
   std::string sm() const { return "sm_" + std::to_string(arch()); }
 };
 
 // "sm_90" / "sm_90a" / "compute_90", "9.0", or a name of the table ("H100",
-// "NVIDIA H100 80GB HBM3": the longest table name that is a run of its words).
+// "NVIDIA H100 80GB HBM3": the longest table name that is a run of its words;
+// data_center when the table says that name is one).
 // bad_input when none of these.
 Result<Device> parse_device(std::string_view text, const GpuTable& table);
 
@@ -98,7 +101,8 @@ std::optional<ReleaseAddingArch> release_adding_arch(const inventory::Library& l
 // (warning) when only PTX JIT serves it, `driver-too-old` (error) when only
 // PTX serves it and the driver's PTX ISA is older than it. One finding per
 // file and device. `releases` (may be null) names the release that adds an
-// architecture in the fix.
+// architecture in the fix. When no loaded file of the env carries GPU code,
+// one `no-gpu-code` info finding says that nothing was judged.
 // `fatbin_of(absolute path)`: the file's fatbin (nullopt without one); the
 // system layer reads it, through a cache (sys/gpu_code.hpp).
 using FatbinSource = std::function<std::optional<elf::FatbinSummary>(const std::string& path)>;

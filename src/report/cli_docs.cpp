@@ -402,6 +402,7 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::no_kernel_image, "error (with --gpu)", "a library or extension the roots load has neither SASS nor usable PTX for the GPU: "
                                                 "what it has, and the fix"},
       {doctor::code::ptx_jit_only, "warning (with --gpu)", "only PTX serves the GPU: JIT-compiled at the first launch"},
+      {doctor::code::no_gpu_code, "info (with --gpu)", "no library of the env that loads carries GPU code: nothing was judged for --gpu"},
       {doctor::code::import_order, "error (warning when only without activation, or only after opening the other copy by path)",
        "two roots that load alone fail in one process in one order: the soname, the copy each loads, the error, the "
        "order that works"},

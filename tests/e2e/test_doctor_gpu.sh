@@ -68,8 +68,21 @@ expect_eq "$(verdicts "$scratch/535.json")" \
   "[('libptx75.so', 'H100', 'driver'), ('libsm80.so', 'H100', 'driver')]" \
   "the verdicts with a 535 driver (libcompressed's sm_90 SASS needs no JIT)"
 expect_eq "$(json "$scratch/535.json" "[f['fix'] for f in j['findings'] if (f['expected'] or '').endswith('libsm80.so')]")" \
+  "[\"update the NVIDIA driver to branch 580 or newer (CUDA 13.0), or install a build with SASS for the GPU; or, on this Data Center GPU, NVIDIA's CUDA forward-compatibility package (cuda-compat-13-0 from NVIDIA's repositories, or cuda-compat on conda), which runs CUDA 13.0 on an older driver branch where NVIDIA's compatibility table supports that branch\"]" \
+  "the driver that compiles PTX ISA 9.0, and on an H100 (a Data Center GPU) forward compatibility"
+expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu "RTX 5090" --driver 535.104.05 --json > "$scratch/535-rtx.json"
+expect_eq "$(json "$scratch/535-rtx.json" "[f['fix'] for f in j['findings'] if (f['expected'] or '').endswith('libsm80.so')]")" \
   "['update the NVIDIA driver to branch 580 or newer (CUDA 13.0), or install a build with SASS for the GPU']" \
-  "the driver that compiles PTX ISA 9.0"
+  "no forward compatibility for a GeForce GPU"
+
+note "an env whose libraries carry no GPU code: --gpu says nothing was judged (text and JSON)"
+build_demo_env "$scratch/demo"
+nvjl=$(echo "$scratch/demo/env"/lib/python3*/site-packages/nvidia/nvjitlink/lib)
+LD_LIBRARY_PATH=$nvjl "$CONDACUDA" doctor -p "$scratch/demo/env" --gpu V100 --json > "$scratch/nocode.json"
+expect_eq "$(json "$scratch/nocode.json" "[(f['code'], f['severity'], f['title']) for f in j['findings'] if f['code'] == 'no-gpu-code']")" \
+  "[('no-gpu-code', 'info', 'no library of this env that loads carries GPU code: nothing judged for --gpu V100')]" "no-gpu-code"
+LD_LIBRARY_PATH=$nvjl "$CONDACUDA" doctor -p "$scratch/demo/env" --gpu V100 --color never > "$scratch/nocode.txt"
+grep -q "no-gpu-code.*nothing judged for --gpu V100" "$scratch/nocode.txt" || { cat "$scratch/nocode.txt"; fail "no-gpu-code in text"; }
 
 note "a wheel's cuBLAS built before Blackwell, and a python extension that loads it"
 pyver=$(python3 -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
@@ -119,8 +132,10 @@ if make_cuda13_env "$scratch/cu13"; then
   expect_eq "$(json "$scratch/v100.json" "sorted(set(f['library'] for f in j['findings'] if f['code'] == 'no-kernel-image'))")" \
     "$without70" "V100: every CUDA 13 library without sm_70 code"
   expect_eq "$(json "$scratch/v100.json" "[f['fix'] for f in j['findings'] if f['code'] == 'no-kernel-image' and f['library'] == 'libcusparse.so.12']")" \
-    "['CUDA 13 builds nothing for GPUs before Turing (sm_75): use the CUDA 12 build of nvidia-cusparse 12.6.3.3 (nvidia-cusparse-cu12) on V100, or run on a newer GPU']" \
-    "cuSPARSE on a V100, and its fix"
+    "['CUDA 13 builds nothing for GPUs before Turing (sm_75): on V100 replace nvidia-cusparse 12.6.3.3 with the CUDA 12 wheel nvidia-cusparse-cu12 (CUDA 12 still builds sm_70; the newest CUDA 12 release the release table knows, 12.9.1, has cusparse 12.5.10.65), or run on a newer GPU']" \
+    "cuSPARSE on a V100, and its fix (the CUDA 12 package, no CUDA 13 version for it)"
+  expect_eq "$(json "$scratch/v100.json" "[f['fix'] for f in j['findings'] if f['library'] == 'libcublas.so.13' and 'nvidia-cublas-cu12 13' in f['fix']]")" \
+    "[]" "issue 24: no 'CUDA 12 build of nvidia-cublas 13.1.0.3'"
   "$CONDACUDA" doctor -p "$scratch/cu13" --gpu H100 --driver 580.65.06 --json > "$scratch/h100.json" || true
   expect_eq "$(json "$scratch/h100.json" "[f['library'] for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only')]")" "[]" "H100: nothing missing"
 else

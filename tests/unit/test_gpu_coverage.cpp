@@ -150,3 +150,99 @@ TEST_CASE("the release that first builds for a GPU: GPU table since_cuda + relea
   cublas.version = "12.4.5.8";
   CHECK_FALSE(release_adding_arch(cublas, dev(9, 0), *gpus, *releases)); // since 11.8: the table's first row (12.1) is older than 12.4
 }
+
+namespace {
+// A report whose one root loads `file` (prefix-relative) of the env at /env,
+// a library of `component` from `package` `version` (CUDA `major`).
+DoctorReport one_library(const std::string& file, const std::string& component, const std::string& package,
+                         const std::string& version, int major) {
+  DoctorReport r;
+  r.inputs.env.prefix = "/env";
+  inventory::Library lib;
+  lib.file = file;
+  lib.component = component;
+  lib.manager = "pip";
+  lib.package = package;
+  lib.version = version;
+  lib.cuda_major = major;
+  r.inputs.inventory.libraries.push_back(lib);
+  RootResult root;
+  root.file = file;
+  root.kind = "library";
+  root.component = component;
+  loader::ObjectSummary o;
+  o.name = "/env/" + file;
+  root.report.objects.push_back(o);
+  r.roots.push_back(root);
+  return r;
+}
+} // namespace
+
+TEST_CASE("the GPU table's data_center names: H100 is one, an RTX 3090 and a bare sm_90 are not") {
+  auto t = embedded_gpu_table();
+  REQUIRE(t.ok());
+  CHECK(parse_device("NVIDIA H100 80GB HBM3", *t)->data_center);
+  CHECK(parse_device("V100", *t)->data_center);
+  CHECK(parse_device("A10G", *t)->data_center);
+  CHECK_FALSE(parse_device("RTX 3090", *t)->data_center);
+  CHECK_FALSE(parse_device("Titan V", *t)->data_center);
+  CHECK_FALSE(parse_device("sm_90", *t)->data_center);
+  CHECK_FALSE(parse_device("9.0", *t)->data_center);
+  auto bad = parse_gpu_table("version: 1\ngpus:\n  - {cc: \"9.0\", names: [H100], data_center: [H200]}\n", "x.yml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("not among its names") != std::string::npos);
+}
+
+TEST_CASE("coverage findings: a driver too old for a Data Center GPU names forward compatibility; elsewhere not") {
+  auto t = embedded_gpu_table();
+  REQUIRE(t.ok());
+  auto report = one_library("lib/libk.so", "cublas", "nvidia-cublas", "13.1.0.3", 13);
+  FatbinSource code = [](const std::string&) { return std::optional<elf::FatbinSummary>(fatbin({sass(80), ptx(80, 9, 0)})); };
+  auto driver = t->driver(535);
+  auto h100 = coverage_findings(report, code, {*parse_device("H100", *t)}, driver, *t, nullptr);
+  REQUIRE(h100.size() == 1);
+  CHECK(h100[0].code == code::driver_too_old);
+  CHECK(h100[0].fix ==
+        "update the NVIDIA driver to branch 580 or newer (CUDA 13.0), or install a build with SASS for the GPU; or, on this "
+        "Data Center GPU, NVIDIA's CUDA forward-compatibility package (cuda-compat-13-0 from NVIDIA's repositories, or "
+        "cuda-compat on conda), which runs CUDA 13.0 on an older driver branch where NVIDIA's compatibility table supports "
+        "that branch");
+  auto sm90 = coverage_findings(report, code, {*parse_device("sm_90", *t)}, driver, *t, nullptr);
+  REQUIRE(sm90.size() == 1);
+  CHECK(sm90[0].fix.find("cuda-compat") == std::string::npos);
+  auto rtx = coverage_findings(report, code, {*parse_device("RTX 5090", *t)}, driver, *t, nullptr);
+  REQUIRE(rtx.size() == 1);
+  CHECK(rtx[0].fix.find("cuda-compat") == std::string::npos);
+}
+
+TEST_CASE("coverage findings: a CUDA 13 library on a V100 is told of the CUDA 12 package, with no version it cannot have") {
+  auto t = embedded_gpu_table();
+  auto releases = lock::embedded_release_table();
+  REQUIRE(t.ok());
+  REQUIRE(releases.ok());
+  auto report = one_library("lib/libcublas.so.13", "cublas", "nvidia-cublas", "13.1.0.3", 13);
+  FatbinSource code = [](const std::string&) { return std::optional<elf::FatbinSummary>(fatbin({sass(75), sass(80)})); };
+  auto v100 = coverage_findings(report, code, {*parse_device("V100", *t)}, std::nullopt, *t, &*releases);
+  REQUIRE(v100.size() == 1);
+  CHECK(v100[0].code == code::no_kernel_image);
+  CHECK(v100[0].fix ==
+        "CUDA 13 builds nothing for GPUs before Turing (sm_75): on V100 replace nvidia-cublas 13.1.0.3 with the CUDA 12 "
+        "wheel nvidia-cublas-cu12 (CUDA 12 still builds sm_70; the newest CUDA 12 release the release table knows, "
+        "12.9.1, has cublas 12.9.1.4), or run on a newer GPU");
+  CHECK(v100[0].fix.find("nvidia-cublas-cu12 13") == std::string::npos);
+}
+
+TEST_CASE("coverage findings: no GPU code in the env's loaded files says nothing was judged") {
+  auto t = embedded_gpu_table();
+  REQUIRE(t.ok());
+  auto report = one_library("lib/libplain.so", "cudart", "nvidia-cuda-runtime", "13.0.96", 13);
+  FatbinSource none = [](const std::string&) { return std::optional<elf::FatbinSummary>(); };
+  auto f = coverage_findings(report, none, {*parse_device("V100", *t), *parse_device("H100", *t)}, std::nullopt, *t, nullptr);
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].code == code::no_gpu_code);
+  CHECK(f[0].severity == Severity::info);
+  CHECK(f[0].title == "no library of this env that loads carries GPU code: nothing judged for --gpu V100, H100");
+  // With GPU code somewhere: no such finding.
+  FatbinSource some = [](const std::string&) { return std::optional<elf::FatbinSummary>(fatbin({sass(70), sass(90)})); };
+  CHECK(coverage_findings(report, some, {*parse_device("V100", *t)}, std::nullopt, *t, nullptr).empty());
+}

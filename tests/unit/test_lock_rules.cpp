@@ -299,6 +299,25 @@ TEST_CASE("the driver rule: the branch against the series' minimum, skipped with
   CHECK(rule_of(cu12.evaluate(parse_driver_version("520.61.05", "--driver")), rule::driver).result == RuleResult::fail);
 }
 
+TEST_CASE("doctor's driver-too-old: the driver's source as given (--driver), and forward compatibility named") {
+  FakeEnv env;
+  env.plain("cudart", "libcudart.so.13", "nvidia-cuda-runtime", "13.0.96", 13);
+  sys::DiskFileView files(sys::host_machine());
+  doctor::DoctorInputs in;
+  in.inventory = env.inv;
+  in.driver_version = "535.104";
+  in.driver_source = "--driver";
+  auto findings = doctor::alignment_findings(in, files);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].code == doctor::code::driver_too_old);
+  REQUIRE_FALSE(findings[0].evidence.empty());
+  CHECK(findings[0].evidence[0] == "driver 535.104 (branch 535, from --driver) < 580, the minimum for CUDA 13.x");
+  CHECK(findings[0].fix.find("forward-compatibility package (cuda-compat-13-X") != std::string::npos);
+  CHECK(findings[0].fix.find("on a Data Center GPU") != std::string::npos); // doctor does not know the GPU here
+  in.driver_source = doctor::DoctorInputs{}.driver_source; // the default: the machine's file
+  CHECK(doctor::alignment_findings(in, files)[0].evidence[0].find("from /proc/driver/nvidia/version") != std::string::npos);
+}
+
 TEST_CASE("an env without CUDA libraries: nothing fails, nothing is guessed") {
   FakeEnv env;
   Alignment a = env.evaluate(parse_driver_version("580.65.06", "--driver"));
