@@ -1,6 +1,6 @@
 #include "app/activation.hpp"
 
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
 #include "repair/plan.hpp"
 #include "sys/repair_state.hpp"
 
@@ -11,7 +11,7 @@ std::optional<std::string> with_hook_folders(const std::string& prefix, const st
                                              const std::optional<std::string>& added_before) {
   std::vector<std::string> absolute;
   for (const auto& f : folders) absolute.push_back(prefix + "/" + f);
-  return repair::activate_ld_library_path(base, absolute, added_before);
+  return launch::activate_ld_library_path(base, absolute, added_before);
 }
 
 const char* to_string(PathSource source) {

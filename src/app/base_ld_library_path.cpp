@@ -1,13 +1,12 @@
 #include "app/base_ld_library_path.hpp"
 
-#include <cstdlib>
+#include "sys/shell_environment.hpp"
 
 namespace condacuda::app {
 
 std::optional<std::string> BaseLdLibraryPath::value() const {
   if (given_) return value_;
-  const char* current = std::getenv("LD_LIBRARY_PATH");
-  return current ? std::optional<std::string>(current) : std::nullopt;
+  return sys::shell_environment().ld_library_path;
 }
 
 } // namespace condacuda::app

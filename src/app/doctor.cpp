@@ -15,25 +15,35 @@
 #include "sys/gpu_code.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
+#include "launch/launch.hpp"
 #include "repair/staleness.hpp"
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
+#include "sys/shell_environment.hpp"
 #include "sys/system_cuda.hpp"
 
 namespace condacuda::app {
 
 namespace {
-// What the env's repair has become: today's plan against the recorded one,
-// and the links it made that point at nothing.
-void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInputs& inputs,
-                         sys::DiskFileView& files) {
-  auto manifest = sys::read_manifest(inputs.env.prefix);
-  if (!manifest || !*manifest) return;
-  const repair::Manifest& recorded = **manifest;
-  auto today = repair::plan_repair(inputs, files, plan_request(inputs, recorded, std::nullopt, sys::system_cuda_dirs()));
-  if (auto difference = repair::plan_difference(recorded, today); !difference.empty())
-    report.findings.push_back(repair::stale_repair_finding(inputs.env.prefix, difference));
+// What the env's repair has become: today's plan for the launches it
+// recorded against the recorded one (the env changed: stale-repair), this
+// shell's launch when the repair never verified it (unverified-launch), and
+// the links it made that point at nothing.
+void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInputs& inputs, sys::DiskFileView& files,
+                         const sys::RepairState& state) {
+  if (!state.manifest) return;
+  const repair::Manifest& recorded = *state.manifest;
+  const auto system = sys::system_cuda_dirs();
+  auto today = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, false, false}, system));
+  const auto difference = repair::plan_difference(recorded, today);
+  if (!difference.empty()) report.findings.push_back(repair::stale_repair_finding(inputs.env.prefix, difference));
+  const auto shell = launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+  if (difference.empty() && !recorded.launches.empty() && !launch::is_recorded(recorded.launches, shell)) {
+    auto with_shell = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, true, false}, system));
+    report.findings.push_back(
+        repair::unverified_launch_finding(inputs.env.prefix, shell, recorded.launches, repair::plan_difference(recorded, with_shell)));
+  }
   std::map<std::string, std::vector<std::string>> folder_names;
   if (auto tree = sys::PrefixTree::open(inputs.env.prefix))
     for (const auto& e : recorded.entries) {
@@ -105,26 +115,45 @@ Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& 
 
 Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   sys::DiskFileView& files = sys::process_file_view();
-  auto inputs = doctor_inputs(options.env, options.ld_library_path, files);
+  const sys::RepairState state = sys::read_repair_state(options.env.prefix);
+  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state);
   if (!inputs) return inputs.error();
-  if (options.driver) inputs->driver_version = *options.driver;
+  // The shell as it is: folders put in front of the hook's entries after
+  // activation (`module load`) are searched first by every process it starts.
+  std::vector<std::string> in_front;
+  if (!options.ld_library_path.is_given()) {
+    const launch::HookPlacement placement = launch::hook_placement(sys::this_shell(options.env.prefix));
+    if (placement.active && !placement.in_front.empty()) {
+      in_front = placement.in_front;
+      inputs->config.ld_library_path = sys::this_shell(options.env.prefix).ld_library_path;
+    }
+  }
+  if (options.driver) {
+    inputs->driver_version = *options.driver;
+    inputs->driver_source = "--driver";
+  }
   auto imports = resolve_imports(options.imports, options.env.prefix, inputs->inventory.site_packages);
   if (!imports) return imports.error();
   inputs->imports = std::move(*imports);
   auto not_activated = [&] {
     return doctor::not_activated_inputs(
-        *inputs, repair::not_activated_value(inputs->base_ld_library_path, inputs->active_hook_entries));
+        *inputs, launch::not_activated_value(inputs->base_ld_library_path, inputs->active_hook_entries));
   };
   doctor::DoctorReport report;
-  if (options.context == doctor::LaunchContext::not_activated) {
+  // A venv or uv env has no activation that sources conda's activate.d: its
+  // launches are the not-activated ones only.
+  const auto context = options.context ? options.context
+                                       : is_venv(options.env) ? std::optional(doctor::LaunchContext::not_activated) : std::nullopt;
+  if (context == doctor::LaunchContext::not_activated) {
     report = doctor::run_doctor(not_activated(), files);
     doctor::mark_not_activated(report);
   } else {
     report = doctor::run_doctor(*inputs, files);
-    if (!options.context && doctor::contexts_differ(*inputs))
+    if (!context && doctor::contexts_differ(*inputs))
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
-  add_repair_findings(report, *inputs, files);
+  if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.name));
+  add_repair_findings(report, *inputs, files, state);
   if (auto s = add_coverage_findings(report, options); !s) return s.error();
   return report;
 }

@@ -4,11 +4,12 @@
 #include "sys/env_scan.hpp"
 #include "sys/machine.hpp"
 #include "sys/repair_state.hpp"
+#include "sys/shell_environment.hpp"
 
 namespace condacuda::app {
 
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
-                                           sys::DiskFileView& files) {
+                                           sys::DiskFileView& files, const sys::RepairState& state) {
   doctor::DoctorInputs in;
   in.env = env;
   auto snapshot = sys::scan_env(env.prefix);
@@ -16,24 +17,29 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
   for (const auto& f : snapshot->shared_objects)
     if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
   in.inventory = inventory::build_inventory(*snapshot);
-  in.inventory.pinned = sys::pinned_files(env.prefix);
+  in.inventory.pinned = state.pinned();
   in.config = sys::detect_machine().config;
   in.base_ld_library_path = base.is_given() ? base.value() : in.config.ld_library_path;
   in.ld_library_path_source = base.is_given() ? "--ld-library-path" : "caller";
   // With this shell's value, the hook may already have run here: its record
   // says what it added. A given value is taken as not activated.
-  if (!base.is_given()) in.active_hook_entries = sys::active_hook_entries(env.prefix);
+  if (!base.is_given()) in.active_hook_entries = sys::this_shell(env.prefix).hook_entries;
   in.config.ld_library_path = in.base_ld_library_path;
-  sys::HookState hook = sys::read_hook_state(env.prefix);
-  in.hook_present = hook.installed;
-  if (hook.installed) {
-    for (const auto& f : hook.folders) in.hook_folders.push_back(env.prefix + "/" + f);
-    in.config.ld_library_path = with_hook_folders(env.prefix, in.base_ld_library_path, hook.folders, in.active_hook_entries);
+  in.hook_present = state.hook_installed;
+  if (state.hook_installed) {
+    for (const auto& f : state.hook_folders()) in.hook_folders.push_back(env.prefix + "/" + f);
+    in.config.ld_library_path =
+        with_hook_folders(env.prefix, in.base_ld_library_path, state.hook_folders(), in.active_hook_entries);
   }
   in.host_program = sys::env_python(env.prefix);
   in.foreign_hooks = sys::foreign_ld_library_path_hooks(env.prefix);
   if (auto driver = sys::read_driver_version()) in.driver_version = driver->version;
   return in;
+}
+
+Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
+                                           sys::DiskFileView& files) {
+  return doctor_inputs(env, base, files, sys::read_repair_state(env.prefix));
 }
 
 } // namespace condacuda::app

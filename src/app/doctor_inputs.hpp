@@ -7,11 +7,16 @@
 #include "app/base_ld_library_path.hpp"
 #include "doctor/doctor.hpp"
 #include "sys/disk_file_view.hpp"
+#include "sys/repair_state.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::app {
 
 // `files` receives the mappings the env scan made, so nothing is mapped twice.
+// `state`: the env's repair state, read once by the caller (its hook and pins).
+Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
+                                           sys::DiskFileView& files, const sys::RepairState& state);
+// The same, reading the repair state itself.
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files);
 

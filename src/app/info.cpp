@@ -15,7 +15,7 @@ Result<inventory::Inventory> info(const env::EnvRecord& env) {
   auto snapshot = sys::scan_env(env.prefix);
   if (!snapshot) return snapshot.error();
   auto inv = inventory::build_inventory(*snapshot);
-  inv.pinned = sys::pinned_files(env.prefix);
+  inv.pinned = sys::read_repair_state(env.prefix).pinned();
   sys::add_gpu_code(inv, env.prefix);
   return inv;
 }
@@ -36,10 +36,10 @@ bool changed_since_repair(const std::string& prefix, const repair::Manifest& man
 }
 
 std::string repair_state(const env::EnvRecord& env, const std::string& cuda) {
-  auto manifest = sys::read_manifest(env.prefix);
-  if (!manifest) return "?";
-  if (!*manifest) return cuda == "none" || cuda == "?" ? "-" : "not repaired";
-  return changed_since_repair(env.prefix, **manifest) ? "stale" : "repaired";
+  const auto state = sys::read_repair_state(env.prefix);
+  if (state.unreadable) return "?";
+  if (!state.manifest) return cuda == "none" || cuda == "?" ? "-" : "not repaired";
+  return changed_since_repair(env.prefix, *state.manifest) ? "stale" : "repaired";
 }
 } // namespace
 

@@ -1,6 +1,7 @@
 #include "app/plan_request.hpp"
 
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
+#include "launch/launch.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::app {
@@ -23,11 +24,14 @@ std::vector<repair::PinnedNow> pinned_now(const std::optional<repair::Manifest>&
 }
 
 // What the pins must withstand not activated: this shell's value without the
-// env's hook, and the machine's system CUDA folders before it.
-std::vector<std::optional<std::string>> not_activated_values(const doctor::DoctorInputs& inputs,
+// env's hook, every other recorded launch's, and the machine's system CUDA
+// folders before this shell's.
+std::vector<std::optional<std::string>> not_activated_values(const launch::PathValue& shell,
+                                                             const std::vector<launch::PathValue>& launches,
                                                              const std::vector<std::string>& system) {
-  auto shell = repair::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
   std::vector<std::optional<std::string>> out{shell};
+  for (const auto& l : launches)
+    if (!launch::is_recorded(out, l)) out.push_back(l);
   std::vector<std::string> parts = system;
   if (shell && !shell->empty()) parts.push_back(*shell);
   if (!system.empty()) out.push_back(util::join(parts, ":"));
@@ -43,12 +47,23 @@ bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Mani
 }
 
 repair::PlanRequest plan_request(const doctor::DoctorInputs& inputs, const std::optional<repair::Manifest>& previous,
-                                 std::optional<bool> pin, const std::vector<std::string>& system_cuda_dirs) {
+                                 const PlanChoices& choices, const std::vector<std::string>& system_cuda_dirs) {
   repair::PlanRequest request;
   request.own_links = own_links(inputs.env.prefix, previous);
   request.pinned_now = pinned_now(previous);
-  request.pin = pin.value_or(pins_by_default(inputs.env, previous));
-  request.not_activated_values = not_activated_values(inputs, system_cuda_dirs);
+  request.pin = choices.pin.value_or(pins_by_default(inputs.env, previous));
+  const std::vector<launch::PathValue> recorded = previous ? previous->launches : std::vector<launch::PathValue>{};
+  if (choices.this_shell) {
+    const auto shell = launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+    request.launches = launch::record_launch(recorded, shell, choices.forget_launches);
+    request.not_activated_values = not_activated_values(shell, request.launches, system_cuda_dirs);
+  } else {
+    // The env's own plan, whatever shell asks (doctor's staleness): its recorded launches only.
+    request.launches = recorded;
+    request.not_activated_values =
+        not_activated_values(recorded.empty() ? std::nullopt : recorded.back(), recorded, system_cuda_dirs);
+  }
+  request.activation = !is_venv(inputs.env);
   return request;
 }
 

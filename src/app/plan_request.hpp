@@ -18,9 +18,15 @@ namespace condacuda::app {
 bool pins_by_default(const env::EnvRecord& env, const std::optional<repair::Manifest>& previous);
 bool is_venv(const env::EnvRecord& env);
 
-// `pin`: --pin / --no-pin, or nullopt for the default. `system_cuda_dirs`:
-// the machine's (sys::system_cuda_dirs), first in the hostile not-activated value.
+struct PlanChoices {
+  std::optional<bool> pin;     // --pin / --no-pin; nullopt: the default
+  bool this_shell = true;      // add this shell's launch (repair); false: the recorded ones only (doctor's staleness)
+  bool forget_launches = false; // repair --forget-launches: this shell's launch only
+};
+
+// `system_cuda_dirs`: the machine's (sys::system_cuda_dirs), first in the
+// hostile not-activated value.
 repair::PlanRequest plan_request(const doctor::DoctorInputs& inputs, const std::optional<repair::Manifest>& previous,
-                                 std::optional<bool> pin, const std::vector<std::string>& system_cuda_dirs);
+                                 const PlanChoices& choices, const std::vector<std::string>& system_cuda_dirs);
 
 } // namespace condacuda::app

@@ -1,5 +1,6 @@
 #include "app/repair.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "app/doctor_inputs.hpp"
@@ -8,7 +9,7 @@
 #include "sys/machine.hpp"
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
 #include "sys/system_cuda.hpp"
 #include "util/strings.hpp"
 
@@ -40,6 +41,24 @@ RepairOutcome finish(RepairOutcome o, RepairStatus status, std::optional<std::st
   o.status = status;
   o.failure = std::move(failure);
   return o;
+}
+
+// Why nothing was written: the launches that would still fail, and the ways
+// out that do not depend on a repair.
+std::string cannot_repair_reason(const RepairOutcome& o, const RepairOptions& options) {
+  std::string failing;
+  for (const auto& s : o.verification.scenarios)
+    if (s.required && !s.passes()) failing += std::string(failing.empty() ? "" : "; ") + s.name + " (" + s.description + ")";
+  std::string out = "the plan does not make every root load, or every import order work, in: " + failing + ".";
+  if (o.plan.unpinnable.empty()) return out + " See the failing situations above.";
+  const bool links_out = std::any_of(o.plan.unpinnable.begin(), o.plan.unpinnable.end(), [](const repair::UnpinnableRoot& u) {
+    return u.why.find("symlink that leads out of the env") != std::string::npos;
+  });
+  out += " Ways out: launch with `condacuda run -p " + options.env.prefix + " -- CMD` (it sets LD_LIBRARY_PATH)";
+  if (links_out) out += "; reinstall the packages as copies (uv: `--link-mode=copy` or UV_LINK_MODE=copy), so they can be pinned";
+  if (is_venv(options.env)) out += "; take the outside folders off LD_LIBRARY_PATH before launching";
+  else out += "; or repair without --pin, which fixes activated launches only";
+  return out;
 }
 
 // The verdict after, as doctor sees the env now (a fresh view: new links exist).
@@ -79,18 +98,19 @@ RepairOutcome repair(const RepairOptions& options) {
   auto tree = options.dry_run ? sys::PrefixTree::open(prefix) : open_locked(prefix);
   if (!tree) return failed(std::move(o), tree.error());
   auto& files = sys::process_file_view();
-  auto inputs = doctor_inputs(options.env, BaseLdLibraryPath::this_shell(), files);
-  if (!inputs) return failed(std::move(o), inputs.error());
-  o.warnings = inputs->inventory.warnings;
-  auto previous = sys::read_manifest(*tree);
-  if (!previous) {
-    Error e = previous.error();
+  const sys::RepairState state = sys::read_repair_state(*tree);
+  if (state.unreadable) {
+    Error e = *state.unreadable;
     e.message += " (condacuda will not guess what it created; fix or remove it)";
     return failed(std::move(o), e);
   }
+  const std::optional<repair::Manifest>& previous = state.manifest;
+  auto inputs = doctor_inputs(options.env, BaseLdLibraryPath::this_shell(), files, state);
+  if (!inputs) return failed(std::move(o), inputs.error());
+  o.warnings = inputs->inventory.warnings;
   const auto system = sys::system_cuda_dirs();
-  repair::PlanRequest request = plan_request(*inputs, *previous, options.pin, system);
-  if (request.pin && !options.pin && is_venv(options.env) && !*previous)
+  repair::PlanRequest request = plan_request(*inputs, previous, {options.pin, true, options.forget_launches}, system);
+  if (request.pin && !options.pin && is_venv(options.env) && !previous)
     o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
                       "env's libraries win without it; --no-pin does not");
   o.plan = repair::plan_repair(*inputs, files, request);
@@ -101,26 +121,23 @@ RepairOutcome repair(const RepairOptions& options) {
     if (d.entry.kind == repair::ManifestEntry::Kind::file) o.hooks.push_back(d.entry.path);
   add_package_notes(o);
   if (!o.verification.ok)
-    return finish(std::move(o), RepairStatus::cannot_repair,
-                  "the plan does not make every root load, or every import order work (see the failing situations above)");
-  o.changes = repair::compute_changes(*desired, *previous,
-                                      sys::read_path_states(*tree, repair::paths_of(*desired, *previous)), tool,
-                                      sys::read_pin_states(*tree, sys::pin_offsets(&*desired, *previous)));
+    return finish(std::move(o), RepairStatus::cannot_repair, cannot_repair_reason(o, options));
+  o.changes = repair::compute_changes(*desired, previous,
+                                      sys::read_path_states(*tree, repair::paths_of(*desired, previous)), tool,
+                                      sys::read_pin_states(*tree, sys::pin_offsets(&*desired, previous)));
   if (o.changes->conflicts())
     return finish(std::move(o), RepairStatus::conflict,
                   "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again");
-  bool manifest_same = *previous && (*previous)->entries == o.changes->manifest.entries &&
-                       (*previous)->folders == o.changes->manifest.folders &&
-                       (*previous)->pins == o.changes->manifest.pins && (*previous)->pin == o.changes->manifest.pin;
+  const bool manifest_same = repair::records_same(previous, o.changes->manifest);
   if (options.dry_run)
     return finish(std::move(o), o.changes->writes() || !manifest_same ? RepairStatus::would_repair : RepairStatus::unchanged);
   RepairStatus status = RepairStatus::repaired;
   const bool wants_nothing = desired->entries.empty() && desired->pins.empty();
-  if (!o.changes->writes() && (manifest_same || (!*previous && wants_nothing))) {
+  if (!o.changes->writes() && (manifest_same || (!previous && wants_nothing))) {
     status = wants_nothing ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
-    remove_leftovers(*tree, *desired, *previous);
+    remove_leftovers(*tree, *desired, previous);
   } else {
-    if (auto applied = apply_repair(*tree, *desired, *previous, *o.changes); !applied)
+    if (auto applied = apply_repair(*tree, *desired, previous, *o.changes); !applied)
       return failed(std::move(o), applied.error());
   }
   if (auto marked = mark_repair_time(*tree); !marked)
@@ -171,7 +188,7 @@ void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& e
   RepairOutcome o;
   o.env = *env;
   if (!shells) o = failed(std::move(o), shells.error());
-  else o = repair({*env, *shells, false, std::nullopt});
+  else o = repair({*env, *shells, false, std::nullopt, false});
   append_message(env->prefix, post_link_message(o));
 }
 

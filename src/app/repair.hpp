@@ -21,6 +21,9 @@ struct RepairOptions {
   // --pin / --no-pin; unset: what the last repair did, else pin in a venv or
   // uv env (no conda activation runs a hook there) and not in a conda env.
   std::optional<bool> pin;
+  // --forget-launches: verify and record this shell's launch only, not those
+  // earlier repairs recorded (the pins they made stay unless --no-pin).
+  bool forget_launches = false;
 };
 
 enum class RepairStatus {

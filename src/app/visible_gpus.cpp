@@ -1,5 +1,7 @@
 #include "app/visible_gpus.hpp"
 
+#include "sys/shell_environment.hpp"
+
 #include <cstdlib>
 
 #include "check/protocol.hpp"
@@ -36,9 +38,8 @@ Result<std::vector<doctor::Device>> visible_gpus(const doctor::GpuTable& table) 
   check::ProbeRequest request;
   request.libraries = {{check::Component::driver, "libcuda.so.1"}};
   request.devices_only = true;
-  const char* llp = std::getenv("LD_LIBRARY_PATH");
   sys::ChildRun run = sys::run_child({sys::self_executable(), {"__probe", "--request", check::request_json(request).dump(-1)},
-                                      sys::environment_with(llp ? std::optional<std::string>(llp) : std::nullopt),
+                                      sys::environment_with(sys::shell_environment().ld_library_path),
                                       probe_timeout_s});
   check::ProbeResult probe = check::fold_records(run.stdout_text);
   for (const auto& info : probe.devices) {

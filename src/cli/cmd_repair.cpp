@@ -1,4 +1,4 @@
-// condacuda repair [ENV] [--dry-run] [--json] [--shells sh,fish,csh] [--post-link]
+// condacuda repair [ENV] [--dry-run] [--json] [--pin|--no-pin] [--forget-launches] [--shells sh,fish,csh] [--post-link]
 #include "app/repair.hpp"
 #include "cli/commands.hpp"
 #include "report/repair_report.hpp"
@@ -13,6 +13,7 @@ struct RepairArgs {
   bool dry_run = false;
   bool post_link = false;
   bool pin = false, no_pin = false;
+  bool forget_launches = false;
   std::string shells = "sh,fish,csh";
 };
 
@@ -53,7 +54,7 @@ int repair_command(const RepairArgs& args) {
   if (!shells) return fail(shells.error(), args.out, exit_bad_input);
   std::optional<bool> pin;
   if (args.pin || args.no_pin) pin = args.pin;
-  auto outcome = app::repair({*env, *shells, args.dry_run, pin});
+  auto outcome = app::repair({*env, *shells, args.dry_run, pin, args.forget_launches});
   for (const auto& w : outcome.warnings) print_warning(w);
   if (outcome.error) return fail(*outcome.error, args.out, exit_code_for(outcome));
   if (args.out.json) {
@@ -79,6 +80,9 @@ Command add_repair(CLI::App& root) {
                             "Also make the env load without activation (Jupyter, cron, srun): the DT_RUNPATH of the "
                             "libraries LD_LIBRARY_PATH would shadow becomes DT_RPATH (kept by later repairs)");
   sub->add_flag("--no-pin", args->no_pin, "Do not pin (and take back the pins of an earlier repair)")->excludes(pin);
+  sub->add_flag("--forget-launches", args->forget_launches,
+                "Verify and record only this shell's launch, not the LD_LIBRARY_PATH values earlier repairs recorded "
+                "(their pins stay unless --no-pin)");
   sub->add_option("--shells", args->shells, "Hook flavours to write: sh (always), fish, csh")->capture_default_str();
   sub->add_flag("--post-link", args->post_link,
                 "For conda link scripts: never fail, say what happened in $PREFIX/.messages.txt, print nothing");

@@ -68,6 +68,21 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
   report.findings.push_back(std::move(f));
 }
 
+Finding folders_before_hook_finding(const std::vector<std::string>& in_front, const std::string& env_name) {
+  Finding f;
+  f.code = code::folders_before_hook;
+  f.severity = Severity::warning;
+  f.title = std::to_string(in_front.size()) +
+            " LD_LIBRARY_PATH folder(s) were put in front of the env's hook entries after activation";
+  f.evidence = {"the env's hook put its folders first when the env was activated; since then this shell put in front:"};
+  for (const auto& folder : in_front) f.evidence.push_back("  " + (folder.empty() ? std::string("'' (the current directory)") : folder));
+  f.evidence.push_back("a `module load` (or an `export LD_LIBRARY_PATH=...:$LD_LIBRARY_PATH`) after `conda activate` does this; "
+                       "every process this shell starts searches them first, and doctor judges that order");
+  f.fix = "load modules before activating the env, or re-activate it after them (`conda deactivate; conda activate " +
+          (env_name.empty() ? std::string("ENV") : env_name) + "`)";
+  return f;
+}
+
 void mark_not_activated(DoctorReport& report) {
   Finding f = not_activated_finding(Severity::error, report.inputs.config.ld_library_path);
   for (const auto& root : report.roots)

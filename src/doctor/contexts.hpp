@@ -16,7 +16,7 @@ namespace condacuda::doctor {
 
 // The inputs of the not-activated context: `ld_library_path` (the caller's
 // value without what the env's hook added in this shell,
-// repair::not_activated_value), and no hook.
+// launch::not_activated_value), and no hook.
 DoctorInputs not_activated_inputs(const DoctorInputs& activated, const std::optional<std::string>& ld_library_path);
 
 // Whether the two contexts can differ: the env has a hook, or it is active here.
@@ -26,6 +26,11 @@ bool contexts_differ(const DoctorInputs& activated);
 // activation (`not_activated`, the same roots in the same order), and adds the
 // warning finding `not-activated` for the roots that load only activated.
 void add_not_activated(DoctorReport& report, const DoctorReport& not_activated);
+
+// `folders-before-hook` (warning): this shell put `in_front` before the env's
+// hook entries after activation (e.g. `module load`), so every process it
+// starts searches them first; doctor judges that order.
+Finding folders_before_hook_finding(const std::vector<std::string>& in_front, const std::string& env_name);
 
 // A report of the not-activated context alone: its failing roots also get the
 // error finding `not-activated`, whose fix names `condacuda repair --pin`.

@@ -30,6 +30,8 @@ inline constexpr const char* no_kernel_image = "no-kernel-image";
 inline constexpr const char* ptx_jit_only = "ptx-jit-only";
 inline constexpr const char* import_order = "import-order";
 inline constexpr const char* no_gpu_code = "no-gpu-code";
+inline constexpr const char* unverified_launch = "unverified-launch";
+inline constexpr const char* folders_before_hook = "folders-before-hook";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,

@@ -48,7 +48,9 @@ Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<She
                                    const std::string& tool_version) {
   DesiredState d;
   d.folders = plan.folder_paths();
-  if (!d.folders.empty()) {
+  d.launches = plan.launches;
+  // No hooks where nothing sources conda's activate.d (a venv, a uv env).
+  if (!d.folders.empty() && plan.activation) {
     auto rendered = render_hooks(HookSpec{d.folders, tool_version}, shells);
     if (!rendered) return rendered.error();
     for (auto& f : *rendered) {
@@ -73,6 +75,11 @@ bool owned(const ManifestEntry& entry, const PathState& state) {
   if (state.kind == PathState::Kind::file) return !entry.previous_sha256.empty() && state.sha256 == entry.previous_sha256;
   if (state.kind == PathState::Kind::symlink) return !entry.previous_target.empty() && state.target == entry.previous_target;
   return false;
+}
+
+bool records_same(const std::optional<Manifest>& previous, const Manifest& next) {
+  return previous && previous->entries == next.entries && previous->folders == next.folders &&
+         previous->pins == next.pins && previous->pin == next.pin && previous->launches == next.launches;
 }
 
 Manifest journal_of(const Manifest& next, const std::optional<Manifest>& previous) {
@@ -181,6 +188,7 @@ ChangeSet compute_changes(const DesiredState& desired, const std::optional<Manif
   ChangeSet set;
   set.manifest.tool = tool;
   set.manifest.folders = desired.folders;
+  set.manifest.launches = desired.launches;
   set.manifest.pin = desired.pin;
   set.pins = pin_changes(desired.pins, previous, pin_disk);
   set.manifest.pins = pins_after(set.pins);

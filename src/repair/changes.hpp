@@ -23,10 +23,11 @@ struct DesiredState {
   std::vector<DesiredEntry> entries; // sorted by path
   bool pin = false;
   std::vector<PlannedPin> pins;      // sorted by path
+  std::vector<std::optional<std::string>> launches; // recorded in the manifest
 };
 
-// The hooks rendered for the plan's folders (none when there are no folders)
-// and the planned links.
+// The hooks rendered for the plan's folders (none when there are no folders,
+// or the env has no conda activation) and the planned links.
 Result<DesiredState> desired_state(const RepairPlan& plan, const std::vector<Shell>& shells,
                                    const std::string& tool_version);
 
@@ -119,6 +120,10 @@ bool matches(const ManifestEntry& entry, const PathState& state);
 // True when it is condacuda's: what the entry records, or (in a journal) what
 // the path held before the run that wrote it.
 bool owned(const ManifestEntry& entry, const PathState& state);
+
+// Whether `next` records what `previous` does (entries, folders, pins,
+// launches): a repair that writes no file and records the same is unchanged.
+bool records_same(const std::optional<Manifest>& previous, const Manifest& next);
 
 // The journal of a run that takes the env from `previous` to `next`: every
 // entry of both (an entry being replaced keeps what it was as its previous

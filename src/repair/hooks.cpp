@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <array>
 
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
 #include "util/embedded.hpp"
 
 namespace condacuda::repair {
+using launch::hook_state_fs;
+using launch::hook_state_gs;
+using launch::hook_record_separator;
+using launch::hook_field_separator;
+using launch::is_hook_separator;
 namespace {
 
 constexpr std::array<Shell, 3> shells_in_order = {Shell::posix, Shell::fish, Shell::csh};
@@ -41,7 +46,7 @@ Status check_folder(std::string_view folder) {
   if (folder.find(':') != std::string_view::npos)
     return make_error(ErrorCode::unsupported, "a folder containing ':' cannot be put on LD_LIBRARY_PATH",
                       std::string(folder));
-  // FS, GS, RS and US separate the hooks' state records and fields (repair/activation.hpp).
+  // FS, GS, RS and US separate the hooks' state records and fields (launch/hook_model.hpp).
   if (std::any_of(folder.begin(), folder.end(), [](char c) { return is_hook_separator(c); }))
     return make_error(ErrorCode::unsupported,
                       "a folder containing an ASCII FS, GS, RS or US control character cannot be recorded by the hooks",

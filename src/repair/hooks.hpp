@@ -13,7 +13,7 @@
 //     order of deactivation scripts (pixi does not reverse it).
 //   - stacked envs, and clones of one env, keep separate state: each activated env has a
 //     record in the exported CONDACUDA_HOOK_STATE, found by its prefix (format and a
-//     pure model of both scripts: repair/activation.hpp).
+//     pure model of both scripts: launch/hook_model.hpp).
 //   - the sh scripts are fast: bash parses a sourced file at every activation, so the
 //     common case (first activation; deactivation of the only active env) is one short
 //     command that ends the sourcing with `return`, and the entries are written with as

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "launch/launch.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
@@ -39,6 +40,16 @@ std::string render_manifest(const Manifest& m) {
   out << YAML::Key << "dirs" << YAML::Value << YAML::BeginSeq;
   for (const auto& d : m.dirs) out << YAML::DoubleQuoted << d;
   out << YAML::EndSeq;
+  if (!m.launches.empty()) {
+    out << YAML::Key << "launches" << YAML::Value << YAML::BeginSeq;
+    for (const auto& l : m.launches) {
+      out << YAML::BeginMap << YAML::Key << "ld_library_path" << YAML::Value;
+      if (l) out << YAML::DoubleQuoted << *l;
+      else out << YAML::Null;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
   if (m.pin || !m.pins.empty()) {
     out << YAML::Key << "pin" << YAML::Value << m.pin;
     out << YAML::Key << "pins" << YAML::Value << YAML::BeginSeq;
@@ -169,6 +180,16 @@ Result<ManifestPin> read_pin(const YAML::Node& e) {
   return pin;
 }
 
+// A launch: {ld_library_path: "value"} or {ld_library_path: null} (unset).
+Result<std::optional<std::string>> read_launch(const YAML::Node& e) {
+  const std::string line = " (line " + std::to_string(e.Mark().line + 1) + ")";
+  if (!e.IsMap() || !e["ld_library_path"]) return bad("an item of 'launches' has no 'ld_library_path'" + line);
+  YAML::Node v = e["ld_library_path"];
+  if (v.IsNull()) return std::optional<std::string>();
+  if (!v.IsScalar()) return bad("a launch's 'ld_library_path' is not a string" + line);
+  return std::optional<std::string>(v.as<std::string>());
+}
+
 Result<int> read_version(const YAML::Node& root) {
   YAML::Node v = root["version"];
   if (!v) return bad("not a condacuda manifest (no 'version')");
@@ -207,6 +228,16 @@ Result<Manifest> parse_manifest(std::string_view text) {
   if (auto ok = read_paths(root, "dirs", "folder created", m.dirs); !ok) return ok.error();
   if (YAML::Node pin = root["pin"]; pin && !(pin.IsScalar() && YAML::convert<bool>::decode(pin, m.pin)))
     return bad("'pin' is not true or false");
+  auto launches = list(root, "launches");
+  if (!launches) return launches.error();
+  if (launches->size() > launch::max_recorded_launches)
+    return bad("'launches' lists " + std::to_string(launches->size()) + " launches; a repair records at most " +
+               std::to_string(launch::max_recorded_launches));
+  for (const auto& e : *launches) {
+    auto l = read_launch(e);
+    if (!l) return l.error();
+    m.launches.push_back(std::move(*l));
+  }
   auto pins = list(root, "pins");
   if (!pins) return pins.error();
   for (const auto& e : *pins) {

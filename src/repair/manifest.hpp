@@ -4,6 +4,7 @@
 // reads every file as a package record). `undo` removes exactly what it
 // lists, when unchanged. Deterministic YAML: version first, fixed key order.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,11 +54,17 @@ struct Manifest {
   std::vector<std::string> dirs;    // directories repair created (removed by undo when empty)
   bool pin = false;                 // repair pins (--pin, or a venv): kept by later repairs
   std::vector<ManifestPin> pins;
+  // Every launch the repairs verified (launch/launch.hpp): the LD_LIBRARY_PATH
+  // each was run with, without the env's hook (nullopt: unset), oldest first.
+  // Each later repair verifies its plan against all of them, so a repair from
+  // another shell never removes what a recorded launch needs.
+  std::vector<std::optional<std::string>> launches;
   bool operator==(const Manifest&) const = default;
 };
 
 std::string render_manifest(const Manifest& manifest);
 
+// More launches than a repair records (launch::max_recorded_launches) are corrupt.
 // Errors: ErrorCode::corrupt with the line and column yaml-cpp reports, or
 // naming the missing/ill-typed key; unsupported for a newer version.
 Result<Manifest> parse_manifest(std::string_view text);

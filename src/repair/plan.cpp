@@ -9,11 +9,14 @@
 #include "loader/path_list.hpp"
 #include "loader/versions.hpp"
 #include "inventory/consumers_major.hpp"
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
+#include "launch/launch.hpp"
 #include "repair/overlay_view.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::repair {
+using launch::activate_ld_library_path;
+using launch::not_activated_value;
 
 namespace {
 namespace fs = std::filesystem;
@@ -384,6 +387,24 @@ void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, Overla
   std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 }
 
+// A pin belongs to the env, not to the shell that planned it: the pins a
+// previous repair made and no launch of this one asks for stay, while the
+// file still has the DT_RUNPATH tags they change (issue 24: a repair from a
+// clean shell must not take away what a module shell needs).
+void keep_pins(RepairPlan& plan, const std::vector<PinnedNow>& pinned_now, const std::string& prefix,
+               OverlayFileView& overlay) {
+  for (const auto& p : pinned_now) {
+    if (std::any_of(plan.pins.begin(), plan.pins.end(), [&](const PlannedPin& x) { return x.path == p.path; })) continue;
+    const auto& opened = overlay.open_verify(prefix + "/" + p.path);
+    if (!opened.elf || elf::runpath_tag_offsets(*opened.elf) != p.offsets) continue;
+    PlannedPin kept{p.path, std::string(opened.elf->dynamic().runpath.value_or("")), p.offsets,
+                    "kept: an earlier repair pinned it (`repair --no-pin` or `undo` removes it)"};
+    show_pinned(overlay, prefix, kept);
+    plan.pins.push_back(std::move(kept));
+  }
+  std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+}
+
 
 // For every DT_NEEDED by soname of the roots (but the stray-major libraries),
 // the env folder whose copy should answer: the env's one copy of it when one
@@ -489,7 +510,12 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   plan.folders = order_folders(needed_folders(needs, one_copy, inputs, overlay), inputs.inventory);
   plan.pin = request.pin;
   plan.not_activated_values = request.not_activated_values;
-  if (request.pin) plan_pins(plan, b, overlay);
+  plan.launches = request.launches;
+  plan.activation = request.activation;
+  if (request.pin) {
+    plan_pins(plan, b, overlay);
+    keep_pins(plan, request.pinned_now, prefix, overlay);
+  }
   // What no search path can change, in each launch: activated with the
   // hook's folders, and not activated with the links (and pins).
   doctor::DoctorInputs activated = b;
@@ -530,13 +556,9 @@ bool Scenario::blocks(const doctor::Finding& f) const {
 
 bool Scenario::passes() const {
   const auto& findings = report.findings;
-  if (excused.empty()) return std::none_of(findings.begin(), findings.end(), [&](const auto& f) { return blocks(f); });
-  const bool roots_load = std::all_of(report.roots.begin(), report.roots.end(), [&](const doctor::RootResult& r) {
-    return r.loads || std::find(excused.begin(), excused.end(), r.file) != excused.end();
-  });
-  return roots_load && std::none_of(findings.begin(), findings.end(), [&](const auto& f) {
-           return f.code == doctor::code::import_order && blocks(f);
-         });
+  const bool roots_load =
+      std::all_of(report.roots.begin(), report.roots.end(), [](const doctor::RootResult& r) { return r.loads; });
+  return roots_load && std::none_of(findings.begin(), findings.end(), [&](const auto& f) { return blocks(f); });
 }
 
 Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inputs,
@@ -550,10 +572,8 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
   for (const auto& p : plan.pins) show_pinned(overlay, prefix, p);
   std::vector<std::string> abs;
   for (const auto& f : plan.folders) abs.push_back(prefix + "/" + f.path);
-  std::vector<std::string> excused;
-  for (const auto& u : plan.unpinnable) excused.push_back(u.root);
   auto scenario = [&](std::string name, std::string description, std::optional<std::string> base, bool activated,
-                      std::optional<std::string> active_entries, bool required, bool excuse = false) {
+                      std::optional<std::string> active_entries, bool required) {
     doctor::DoctorInputs in = bare(inputs);
     in.base_ld_library_path = base;
     in.hook_present = activated;
@@ -563,8 +583,7 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     } else {
       in.config.ld_library_path = base;
     }
-    Scenario s{std::move(name), std::move(description), required, excuse ? excused : std::vector<std::string>{},
-               {}, doctor::run_doctor(std::move(in), overlay)};
+    Scenario s{std::move(name), std::move(description), required, {}, doctor::run_doctor(std::move(in), overlay)};
     for (const auto& f : s.report.findings)
       if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error &&
           order_explained(f, plan, activated, s.report.inputs.inventory, prefix, overlay))
@@ -572,28 +591,34 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     if (required && !s.passes()) v.ok = false;
     v.scenarios.push_back(std::move(s));
   };
-  auto shown = [](const std::optional<std::string>& value) { return value ? "'" + *value + "'" : std::string("(unset)"); };
-  scenario("this shell", "this shell's LD_LIBRARY_PATH " + shown(inputs.base_ld_library_path) + ", env activated",
-           inputs.base_ld_library_path, true, inputs.active_hook_entries, true);
-  if (!system_cuda_dirs.empty()) {
-    std::string hostile = util::join(system_cuda_dirs, ":");
-    scenario("system CUDA first", "the system CUDA folders on LD_LIBRARY_PATH ('" + hostile + "'), env activated",
-             hostile, true, std::nullopt, true);
+  using launch::describe;
+  auto shell = not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
+  if (plan.activation) {
+    scenario("this shell", "this shell's LD_LIBRARY_PATH " + describe(inputs.base_ld_library_path) + ", env activated",
+             inputs.base_ld_library_path, true, inputs.active_hook_entries, true);
+    for (const auto& recorded : plan.launches)
+      if (!launch::same_value(recorded, shell))
+        scenario("recorded launch", "LD_LIBRARY_PATH " + describe(recorded) + " (a launch an earlier repair verified), env activated",
+                 recorded, true, std::nullopt, true);
+    if (!system_cuda_dirs.empty()) {
+      std::string hostile = util::join(system_cuda_dirs, ":");
+      scenario("system CUDA first", "the system CUDA folders on LD_LIBRARY_PATH ('" + hostile + "'), env activated",
+               hostile, true, std::nullopt, true);
+    }
   }
   if (!plan.pin) {
     scenario("not activated", "LD_LIBRARY_PATH unset, env not activated (symlinks and RUNPATH only)", std::nullopt,
-             false, std::nullopt, false);
+             false, std::nullopt, !plan.activation);
     return v;
   }
-  auto shell = not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
-  scenario("not activated", "this shell's LD_LIBRARY_PATH " + shown(shell) + " without the hook, env not activated",
-           shell, false, std::nullopt, true, true);
+  scenario("not activated", "this shell's LD_LIBRARY_PATH " + describe(shell) + " without the hook, env not activated",
+           shell, false, std::nullopt, true);
   for (const auto& value : plan.not_activated_values)
-    if (value && value != shell)
-      scenario("not activated, hostile", "LD_LIBRARY_PATH " + shown(value) + ", env not activated", value, false,
-               std::nullopt, true, true);
+    if (value && !launch::same_value(value, shell))
+      scenario(launch::is_recorded(plan.launches, value) ? "not activated, recorded launch" : "not activated, hostile",
+               "LD_LIBRARY_PATH " + describe(value) + ", env not activated", value, false, std::nullopt, true);
   scenario("not activated, unset", "LD_LIBRARY_PATH unset, env not activated (pins, symlinks and RUNPATH)",
-           std::nullopt, false, std::nullopt, true, true);
+           std::nullopt, false, std::nullopt, true);
   return v;
 }
 

@@ -75,10 +75,17 @@ struct PlanRequest {
   std::vector<std::string> own_links;
   // Files a previous repair pinned: planning sees them as their originals.
   std::vector<PinnedNow> pinned_now;
-  bool pin = false;
+  bool pin = false; // pins the previous repair made stay (planned again or kept)
   // The LD_LIBRARY_PATH values the pins must withstand, not activated (this
-  // shell's without the hook; the machine's system CUDA folders first).
+  // shell's without the hook, every recorded launch's, the machine's system
+  // CUDA folders first).
   std::vector<std::optional<std::string>> not_activated_values;
+  // The launches the plan is verified against and records (launch/launch.hpp):
+  // the manifest's, with this shell's (last).
+  std::vector<std::optional<std::string>> launches;
+  // Whether the env has an activation that sources conda's activate.d (a venv
+  // or uv env has not: no hook is written, only launches without one count).
+  bool activation = true;
 };
 
 struct RepairPlan {
@@ -88,6 +95,8 @@ struct RepairPlan {
   std::vector<PlannedPin> pins;
   std::vector<UnpinnableRoot> unpinnable;
   std::vector<std::optional<std::string>> not_activated_values; // verified, with unset
+  std::vector<std::optional<std::string>> launches;             // recorded (PlanRequest::launches)
+  bool activation = true;                                       // hooks written, activated launches verified
   // One copy per soname: every consumer is led to it (folders, links), so
   // that every import order binds to the same copy; and where that cannot hold.
   std::vector<OneCopy> copies;
@@ -109,7 +118,6 @@ struct Scenario {
   std::string name;        // "this shell", "system CUDA first", "not activated"
   std::string description; // what LD_LIBRARY_PATH it assumes
   bool required = true;    // must be healthy for the plan to be applied
-  std::vector<std::string> excused; // roots allowed to fail (unpinnable, said so)
   // Titles of the import-order errors the plan explains in this launch: its
   // order limits (soname and first-loaded copy), or a soname repair does not manage.
   std::vector<std::string> excused_orders;
@@ -117,8 +125,8 @@ struct Scenario {
   // An error finding a repair should have fixed: not a package finding
   // (doctor::is_package_finding), nor an import-order one the plan explains.
   bool blocks(const doctor::Finding& f) const;
-  // No blocking finding, or (with excused roots) only excused roots fail to
-  // load and no import-order finding blocks.
+  // Every root loads and no finding blocks: condacuda never calls a launch
+  // it verified ok while a root fails there (an unpinnable one included).
   bool passes() const;
 };
 
@@ -128,11 +136,11 @@ struct Verification {
 };
 
 // Simulates every root with the plan applied: with the caller's base
-// LD_LIBRARY_PATH plus the hook, with the machine's system CUDA folders plus
-// the hook (both required), and unactivated with only the symlinks (reported).
-// A plan with pins is also simulated not activated with each of its
-// not-activated values and with LD_LIBRARY_PATH unset (required, but for the
-// roots the plan names unpinnable).
+// LD_LIBRARY_PATH plus the hook, with each recorded launch's plus the hook,
+// with the machine's system CUDA folders plus the hook (all required; none in
+// an env without activation), and unactivated with only the symlinks
+// (reported). A plan with pins is also simulated not activated with each of
+// its not-activated values and with LD_LIBRARY_PATH unset (required).
 // `pinned_now`: the pins on disk, seen as their originals unless the plan keeps them.
 Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inputs,
                          const std::vector<std::string>& system_cuda_dirs, loader::FileSystemView& files,

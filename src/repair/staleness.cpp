@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "launch/launch.hpp"
 #include "repair/hooks.hpp"
 
 namespace condacuda::repair {
@@ -84,6 +85,27 @@ doctor::Finding stale_repair_finding(const std::string& prefix, const std::vecto
   for (const auto& d : difference) f.evidence.push_back("  " + d);
   f.evidence.push_back("until repaired again, `condacuda run` and `check` use today's plan; activation uses the old one");
   f.fix = "run `condacuda repair -p " + quote_posix(prefix) + "` (updates the hooks and links in one step)";
+  return f;
+}
+
+doctor::Finding unverified_launch_finding(const std::string& prefix, const std::optional<std::string>& shell,
+                                          const std::vector<std::optional<std::string>>& recorded,
+                                          const std::vector<std::string>& difference) {
+  doctor::Finding f;
+  f.code = doctor::code::unverified_launch;
+  f.severity = difference.empty() ? doctor::Severity::info : doctor::Severity::warning;
+  f.title = "this shell's LD_LIBRARY_PATH differs from every launch `condacuda repair` verified" +
+            std::string(difference.empty() ? " (it needs nothing more)" : ": a repair from here would change the env");
+  f.evidence = {"this shell, without the env's hook: LD_LIBRARY_PATH " + launch::describe(shell),
+                "the launches the repair verified:"};
+  for (const auto& l : recorded) f.evidence.push_back("  " + launch::describe(l));
+  if (!difference.empty()) {
+    f.evidence.push_back("planned with this launch too, the repair differs:");
+    for (const auto& d : difference) f.evidence.push_back("  " + d);
+  }
+  f.evidence.push_back("the env itself did not change since the repair");
+  f.fix = "run `condacuda repair -p " + quote_posix(prefix) +
+          "` from this shell: it adds this launch and keeps every recorded one working";
   return f;
 }
 

@@ -6,6 +6,7 @@
 // doctor reports both as findings, `run` and `check` use today's plan when the
 // hook is stale.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,5 +32,14 @@ std::vector<std::string> dangling_links(const Manifest& recorded, const std::str
 // The findings: `stale-repair` (warning) and `dangling-repair-link` (warning).
 doctor::Finding stale_repair_finding(const std::string& prefix, const std::vector<std::string>& difference);
 doctor::Finding dangling_link_finding(const std::string& prefix, const std::vector<std::string>& links);
+
+// `unverified-launch`: this shell's launch (`shell`: its LD_LIBRARY_PATH
+// without the hook) is none of those the repair verified (`recorded`).
+// `difference`: what a repair from this shell would change (plan_difference);
+// a warning when it would change something, else information (a repair
+// from here only records the launch).
+doctor::Finding unverified_launch_finding(const std::string& prefix, const std::optional<std::string>& shell,
+                                          const std::vector<std::optional<std::string>>& recorded,
+                                          const std::vector<std::string>& difference);
 
 } // namespace condacuda::repair

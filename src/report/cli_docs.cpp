@@ -391,8 +391,15 @@ const std::vector<FindingDoc>& finding_docs() {
                                   "for the GPU is PTX of a newer ISA than the driver compiles"},
       {doctor::code::not_activated, "warning (error with --context not-activated)",
        "roots that load only when the env is activated: a Jupyter kernel, cron or srun launch fails; fix: repair --pin"},
-      {doctor::code::stale_repair, "warning", "the env changed since repair: today's plan differs from the recorded one (lists +/- folders, "
-                                  "links, pins); run and check use today's plan meanwhile"},
+      {doctor::code::stale_repair, "warning", "the env changed since repair: today's plan for the recorded launches differs from the "
+                                  "recorded one (lists +/- folders, links, pins); never raised by a shell change; run and check use "
+                                  "today's plan meanwhile"},
+      {doctor::code::unverified_launch, "info (warning when a repair from this shell would change the env)",
+       "this shell's LD_LIBRARY_PATH (without the env's hook) is none of the launches the repair verified; fix: repair from this "
+       "shell adds it"},
+      {doctor::code::folders_before_hook, "warning",
+       "this shell put folders in front of the env's hook entries after activation (module load after conda activate): doctor "
+       "judges that order; fix: load modules first, or re-activate"},
       {doctor::code::dangling_repair_link, "warning", "a symlink repair made points at nothing, or is all that is left of a removed package's "
                                           "folder; repair and undo remove it"},
       {doctor::code::foreign_cuda_major, "error (warning while the env has its own copy)",

@@ -83,9 +83,6 @@ Json scenario_json(const repair::Scenario& s) {
   j.set("required", s.required);
   j.set("healthy", s.report.healthy());
   j.set("passes", s.passes());
-  Json excused = Json::array();
-  for (const auto& e : s.excused) excused.push(e);
-  j.set("excused", excused);
   int fails = 0;
   for (const auto& r : s.report.roots) fails += r.loads ? 0 : 1;
   j.set("roots", static_cast<int>(s.report.roots.size()));
@@ -183,7 +180,9 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
   out += "\n" + style.bold("Plan") + (r.dry_run ? " (dry run: nothing is written)" : "") + "\n";
   if (r.plan.empty()) out += "  nothing to add: no CUDA library of this env is needed through a search path\n";
   if (!r.plan.folders.empty()) {
-    out += "  first on LD_LIBRARY_PATH when the env is activated, in this order:\n";
+    out += r.plan.activation ? "  first on LD_LIBRARY_PATH when the env is activated, in this order:\n"
+                             : "  first on LD_LIBRARY_PATH under `condacuda run` (no hook: nothing activates a venv's "
+                               "libraries), in this order:\n";
     for (const auto& f : r.plan.folders) {
       std::string sonames;
       for (const auto& s : f.sonames) sonames += (sonames.empty() ? "" : " ") + s;
@@ -201,7 +200,8 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
       out += "    " + p.path + "  " + style.dim("(RPATH '" + p.runpath + "'; not activated " + p.reason + ")") + "\n";
   }
   if (!r.plan.unpinnable.empty()) {
-    out += "  " + style.yellow("cannot be pinned") + " (load them activated, or with `condacuda run`):\n";
+    out += "  " + style.yellow("cannot be pinned") +
+           (r.plan.activation ? " (load them activated, or with `condacuda run`):\n" : " (load them with `condacuda run`):\n");
     for (const auto& u : r.plan.unpinnable)
       out += "    " + u.root + "  " + style.dim(u.why) + "\n        " + u.error + "\n";
   }
@@ -223,8 +223,7 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
            std::to_string(s.report.roots.size()) + " roots load" +
            (fails == 0 && !s.passes() ? ", but " + std::to_string(blocking_errors(s)) + " error finding(s)" : std::string()) +
-           "  " + style.dim(s.description) +
-           (s.excused.empty() ? "" : style.dim(" (" + std::to_string(s.excused.size()) + " unpinnable excused)")) + "\n";
+           "  " + style.dim(s.description) + "\n";
     if (!s.passes())
       for (const auto& f : s.report.findings)
         if (s.blocks(f))

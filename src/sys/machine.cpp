@@ -1,4 +1,5 @@
 #include "sys/machine.hpp"
+#include "sys/shell_environment.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -93,7 +94,7 @@ MachineFacts detect_machine(const std::string& cache_path) {
   c.page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   c.commit_limit = commit_limit();
   detect_dirs(c);
-  if (const char* llp = std::getenv("LD_LIBRARY_PATH")) c.ld_library_path = std::string(llp);
+  c.ld_library_path = shell_environment().ld_library_path;
   if (const char* bn = std::getenv("LD_BIND_NOW")) c.bind_now = *bn != '\0';
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd)) c.cwd = cwd;

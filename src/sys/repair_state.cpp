@@ -5,9 +5,10 @@
 #include <filesystem>
 
 #include "elf/pin.hpp"
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
 #include "util/sha256.hpp"
 #include "sys/mapped_file.hpp"
+#include "sys/shell_environment.hpp"
 
 namespace condacuda::sys {
 
@@ -60,30 +61,39 @@ std::map<std::string, std::vector<std::uint64_t>> pin_offsets(const repair::Desi
   return out;
 }
 
-std::vector<std::string> pinned_files(const std::string& prefix) {
+RepairState read_repair_state(const PrefixTree& tree) {
+  RepairState state;
+  auto manifest = read_manifest(tree);
+  if (!manifest) {
+    state.unreadable = manifest.error();
+    return state;
+  }
+  state.manifest = std::move(*manifest);
+  std::error_code ec;
+  state.hook_installed = state.manifest && fs::exists(tree.path() + "/etc/conda/activate.d/condacuda.sh", ec);
+  return state;
+}
+
+RepairState read_repair_state(const std::string& prefix) {
+  auto tree = PrefixTree::open(prefix);
+  if (!tree) {
+    RepairState state;
+    state.unreadable = tree.error();
+    return state;
+  }
+  return read_repair_state(*tree);
+}
+
+std::vector<std::string> RepairState::pinned() const {
   std::vector<std::string> out;
-  auto manifest = read_manifest(prefix);
-  if (manifest && *manifest)
-    for (const auto& p : (*manifest)->pins) out.push_back(p.path);
+  if (manifest)
+    for (const auto& p : manifest->pins) out.push_back(p.path);
   std::sort(out.begin(), out.end());
   return out;
 }
 
-HookState read_hook_state(const std::string& prefix) {
-  HookState state;
-  auto manifest = read_manifest(prefix);
-  if (!manifest || !*manifest) return state; // none, or one condacuda cannot read: no hook it can vouch for
-  std::error_code ec;
-  state.installed = fs::exists(prefix + "/etc/conda/activate.d/condacuda.sh", ec);
-  state.folders = (*manifest)->folders;
-  return state;
-}
-
-std::optional<std::string> active_hook_entries(const std::string& prefix) {
-  const std::string name(repair::hook_state_variable);
-  const char* state = std::getenv(name.c_str());
-  if (!state) return std::nullopt;
-  return repair::hook_entries_for(state, prefix);
+std::vector<std::string> RepairState::hook_folders() const {
+  return hook_installed ? manifest->folders : std::vector<std::string>{};
 }
 
 std::vector<std::string> foreign_ld_library_path_hooks(const std::string& prefix) {

@@ -37,22 +37,18 @@ std::map<std::string, repair::PinDisk> read_pin_states(const PrefixTree& tree,
 std::map<std::string, std::vector<std::uint64_t>> pin_offsets(const repair::DesiredState* desired,
                                                               const std::optional<repair::Manifest>& previous);
 
-// The files the manifest says repair pinned (prefix-relative, sorted); none
-// when there is no manifest or it cannot be read.
-std::vector<std::string> pinned_files(const std::string& prefix);
-
-struct HookState {
-  bool installed = false;           // the manifest and the sh activation hook both exist
-  std::vector<std::string> folders; // from the manifest, relative to the prefix
+// What a repair left, read once per command with one policy: a manifest
+// condacuda cannot read is reported (`unreadable`), never guessed at; no hook
+// or pin is vouched for then.
+struct RepairState {
+  std::optional<repair::Manifest> manifest;
+  std::optional<Error> unreadable;
+  bool hook_installed = false; // the manifest and the sh activation hook both exist
+  std::vector<std::string> pinned() const; // the pinned files, prefix-relative, sorted
+  std::vector<std::string> hook_folders() const; // what the installed hook puts first, prefix-relative
 };
-
-HookState read_hook_state(const std::string& prefix);
-
-// What the hook added to LD_LIBRARY_PATH in this process's environment when
-// the env is active here: the entries of the record for `prefix` in
-// CONDACUDA_HOOK_STATE (format: repair/activation.hpp); nullopt when there is
-// none or the variable is malformed.
-std::optional<std::string> active_hook_entries(const std::string& prefix);
+RepairState read_repair_state(const PrefixTree& tree);
+RepairState read_repair_state(const std::string& prefix);
 
 // etc/conda/activate.d scripts of other packages that mention LD_LIBRARY_PATH
 // (prefix-relative, sorted).

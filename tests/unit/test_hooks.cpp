@@ -1,5 +1,5 @@
 // repair/hooks: quoting and the rendered file set; the hooks'
-// state format and the pure model of the scripts (repair/activation), checked against
+// state format and the pure model of the scripts (launch/hook_model), checked against
 // the rendered sh hooks sourced by real bash (and dash) byte for byte. The scripts'
 // behaviour in every shell is tested by tests/shell/test_hooks_*.sh.
 #include <doctest/doctest.h>
@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
+#include "launch/launch.hpp"
 #include "repair/hooks.hpp"
 #include "support/fixture.hpp"
 #include "sys/repair_state.hpp"
@@ -21,6 +22,7 @@
 
 using namespace condacuda;
 using namespace condacuda::repair;
+using namespace condacuda::launch;
 
 namespace {
 
@@ -255,7 +257,7 @@ TEST_CASE("every hook template is embedded") {
 }
 
 // ---------------------------------------------------------------------------------
-// The state format and the model of the scripts (repair/activation).
+// The state format and the model of the scripts (launch/hook_model).
 // ---------------------------------------------------------------------------------
 
 namespace {
@@ -287,19 +289,17 @@ TEST_CASE("hook state: records [US] RS prefix US entries, parsed and formatted")
     CHECK_FALSE(hook_accepts_prefix(bad));
 }
 
-TEST_CASE("sys::active_hook_entries reads CONDACUDA_HOOK_STATE of this process") {
-  const char* saved = std::getenv("CONDACUDA_HOOK_STATE");
-  const std::optional<std::string> before = saved ? std::optional<std::string>(saved) : std::nullopt;
+TEST_CASE("launch::shell_for: what an env's hook added in this shell, from CONDACUDA_HOOK_STATE") {
   const std::string state = RS + "/e1" + US + "/e1/lib" + US + RS + "/e2" + US + "/e2/a:/e2/b";
-  ::setenv("CONDACUDA_HOOK_STATE", state.c_str(), 1);
-  CHECK(sys::active_hook_entries("/e2") == "/e2/a:/e2/b");
-  CHECK(sys::active_hook_entries("/e1") == "/e1/lib");
-  CHECK_FALSE(sys::active_hook_entries("/e3").has_value());
-  ::setenv("CONDACUDA_HOOK_STATE", "garbage", 1);
-  CHECK_FALSE(sys::active_hook_entries("/e1").has_value());
-  ::unsetenv("CONDACUDA_HOOK_STATE");
-  CHECK_FALSE(sys::active_hook_entries("/e1").has_value());
-  if (before) ::setenv("CONDACUDA_HOOK_STATE", before->c_str(), 1);
+  launch::ShellEnvironment environment{std::string("/e2/a:/e2/b:/e1/lib"), state};
+  CHECK(launch::shell_for(environment, "/e2").hook_entries == "/e2/a:/e2/b");
+  CHECK(launch::shell_for(environment, "/e1").hook_entries == "/e1/lib");
+  CHECK_FALSE(launch::shell_for(environment, "/e3").hook_entries.has_value());
+  CHECK(launch::shell_for(environment, "/e3").ld_library_path == "/e2/a:/e2/b:/e1/lib");
+  environment.hook_state = "garbage";
+  CHECK_FALSE(launch::shell_for(environment, "/e1").hook_entries.has_value());
+  environment.hook_state.reset();
+  CHECK_FALSE(launch::shell_for(environment, "/e1").hook_entries.has_value());
 }
 
 TEST_CASE("hook model: activation, re-sourcing, deactivation, stacking") {
@@ -498,7 +498,7 @@ TEST_CASE("the model and the rendered sh hooks agree byte for byte (bash, dash)"
 }
 
 TEST_CASE("not_activated_value: this shell's LD_LIBRARY_PATH without what the env's hook added here") {
-  using condacuda::repair::not_activated_value;
+  using condacuda::launch::not_activated_value;
   CHECK(not_activated_value(std::nullopt, std::nullopt) == std::nullopt);
   CHECK(not_activated_value(std::string("/sys/lib"), std::nullopt) == std::string("/sys/lib"));
   CHECK(not_activated_value(std::string("/env/a:/env/b:/sys/lib"), std::string("/env/a:/env/b")) ==

@@ -27,6 +27,8 @@ Manifest odd_manifest() {
       {"colon: x/é.so", ManifestEntry::Kind::symlink, "", "../a b/'c': \"d\"/ü.so", "", ""},
   };
   m.dirs = {"etc/condacuda", "etc/conda/activate.d", "dir with: colon"};
+  m.launches = {std::nullopt, std::string("/opt/cuda-12.1/lib64:/opt/cudnn/lib"), std::string(""), std::string("null"),
+                std::string("~"), std::string("a: b # c")};
   return m;
 }
 
@@ -235,4 +237,26 @@ TEST_CASE("pins: undo renames the kept original over the library, so only condac
                  "malformed sha256"));
   CHECK(contains(parse_error(head + shas + "    offsets: []\n    original: " + original_store_path("lib/a.so") + "\n").message,
                  "no 'offsets'"));
+}
+
+TEST_CASE("manifest: launches read back as written, unset apart from the strings 'null' and '~'") {
+  const Manifest m = odd_manifest();
+  auto back = parse_manifest(render_manifest(m));
+  REQUIRE(back.ok());
+  CHECK(back->launches == m.launches);
+  CHECK_FALSE(back->launches[0].has_value());
+  CHECK(back->launches[3] == std::string("null"));
+}
+
+TEST_CASE("manifest: malformed or too many launches are corrupt, never guessed") {
+  const std::string head = "version: 1\nfolders: []\nentries: []\n";
+  CHECK(contains(parse_error(head + "launches: 5\n").message, "'launches' is not a list"));
+  CHECK(contains(parse_error(head + "launches:\n  - x\n").message, "no 'ld_library_path'"));
+  CHECK(contains(parse_error(head + "launches:\n  - ld_library_path: [a]\n").message, "not a string"));
+  std::string many = head + "launches:\n";
+  for (int i = 0; i < 17; ++i) many += "  - ld_library_path: \"/p" + std::to_string(i) + "\"\n";
+  CHECK(contains(parse_error(many).message, "at most 16"));
+  auto none = parse_manifest(head);
+  REQUIRE(none.ok());
+  CHECK(none->launches.empty());
 }

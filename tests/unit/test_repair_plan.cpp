@@ -251,6 +251,72 @@ TEST_CASE("plan_repair --pin: a library without DT_RUNPATH cannot be pinned: its
   CHECK(named);
 }
 
+TEST_CASE("plan_repair --pin: a pin an earlier repair made stays when no launch of this one needs it (issue 24)") {
+  TempDir t("plan-pin-kept");
+  auto seed = demo_env::build_seed(t.path());
+  auto first = pin_plan_for(seed); // from a module shell: the older nvJitLink first
+  REQUIRE(first.pins.size() == 1);
+  const std::string path = seed.prefix + "/" + first.pins[0].path;
+  auto pinned = elf::retag(fixture::read_file(path), first.pins[0].offsets, elf::runpath_tag, elf::rpath_tag);
+  REQUIRE(pinned.ok());
+  std::filesystem::remove(path);
+  fixture::write_file(path, *pinned);
+  // Planned again from a clean shell: LD_LIBRARY_PATH unset takes nothing
+  // from the env, so no round asks for the pin; it stays all the same.
+  repair::PlanRequest clean;
+  clean.pin = true;
+  clean.not_activated_values = {std::nullopt};
+  clean.pinned_now = {{first.pins[0].path, first.pins[0].offsets}};
+  sys::DiskFileView files(sys::host_machine());
+  auto kept = repair::plan_repair(demo_env::inputs(seed.prefix, files), files, clean);
+  REQUIRE(kept.pins.size() == 1);
+  CHECK(kept.pins[0].path == first.pins[0].path);
+  CHECK(kept.pins[0].offsets == first.pins[0].offsets);
+  CHECK(kept.pins[0].reason.find("kept") != std::string::npos);
+  // --no-pin: the pins go.
+  clean.pin = false;
+  sys::DiskFileView fresh(sys::host_machine());
+  CHECK(repair::plan_repair(demo_env::inputs(seed.prefix, fresh), fresh, clean).pins.empty());
+}
+
+TEST_CASE("verify_plan: every recorded launch is verified, activated and not, whatever shell plans (issue 24)") {
+  TempDir t("plan-launches");
+  auto seed = demo_env::build_seed(t.path());
+  sys::DiskFileView files(sys::host_machine());
+  repair::PlanRequest request; // this shell: LD_LIBRARY_PATH unset; recorded: the module shell's value
+  request.pin = true;
+  request.launches = {seed.system, std::nullopt};
+  request.not_activated_values = {std::nullopt, seed.system};
+  auto plan = repair::plan_repair(demo_env::inputs(seed.prefix, files), files, request);
+  REQUIRE(plan.pins.size() == 1); // the recorded launch asks for it
+  auto v = repair::verify_plan(plan, demo_env::inputs(seed.prefix, files), {}, files);
+  CHECK(v.ok);
+  CHECK(scenario(v, "recorded launch").required);
+  CHECK(scenario(v, "recorded launch").passes());
+  CHECK(scenario(v, "not activated, recorded launch").required);
+  CHECK(scenario(v, "not activated, recorded launch").passes());
+  // The same plan without its pin fails the recorded launch: verification says no.
+  repair::RepairPlan unpinned = plan;
+  unpinned.pins.clear();
+  auto broken = repair::verify_plan(unpinned, demo_env::inputs(seed.prefix, files), {}, files);
+  CHECK_FALSE(broken.ok);
+  CHECK_FALSE(scenario(broken, "not activated, recorded launch").passes());
+}
+
+TEST_CASE("verify_plan: an unpinnable root fails its launch: never ok while a verified launch fails (issue 24)") {
+  TempDir t("plan-pin-unpinnable");
+  auto seed = demo_env::build_seed(t.path());
+  fixture::gcc({"-shared", "-fPIC", "-Wl,-soname,libcusparse.so.12", "-o", seed.prefix + "/" + demo_env::cusparse,
+                std::string(CONDACUDA_SOURCE_DIR) + "/examples/demo-env/src/cusparse.c",
+                "-L" + seed.prefix + "/" + demo_env::nvjitlink_dir, "-l:libnvJitLink.so.12"});
+  auto plan = pin_plan_for(seed);
+  REQUIRE_FALSE(plan.unpinnable.empty());
+  sys::DiskFileView files(sys::host_machine());
+  auto v = repair::verify_plan(plan, demo_env::inputs(seed.prefix, files, seed.system), {seed.system}, files);
+  CHECK_FALSE(v.ok);
+  CHECK_FALSE(scenario(v, "not activated").passes());
+}
+
 TEST_CASE("plan_repair: a consumer whose own DT_RPATH reaches conda's older copy is an order limit; verification blocks on it unless named") {
   // The seed env plus conda's nvJitLink 12.0 in lib/ and an extension linked
   // with DT_RPATH $ORIGIN/../../.. (lib/): DT_RPATH is searched before

@@ -88,7 +88,7 @@ TEST_CASE("condacuda.repair/1: verification scenarios and the changes") {
   CHECK_FALSE(member(v, "ok").as_bool(true));
   const auto& scenarios = member(v, "scenarios").as_array();
   REQUIRE(scenarios.size() == 1);
-  CHECK(shape(scenarios[0]) == "name:string description:string required:bool healthy:bool passes:bool excused:array roots:int "
+  CHECK(shape(scenarios[0]) == "name:string description:string required:bool healthy:bool passes:bool roots:int "
                                      "fails:int findings:array");
   CHECK_FALSE(member(scenarios[0], "healthy").as_bool(true));
   CHECK(member(scenarios[0], "fails").as_int() == 1);

@@ -1,10 +1,10 @@
-#include "repair/activation.hpp"
+#include "launch/hook_model.hpp"
 
 #include <algorithm>
 
 #include "util/strings.hpp"
 
-namespace condacuda::repair {
+namespace condacuda::launch {
 namespace {
 
 bool has_separator(std::string_view s) { return std::any_of(s.begin(), s.end(), is_hook_separator); }
@@ -137,4 +137,4 @@ HookEnvironment hook_activate(HookEnvironment env, std::string_view prefix, cons
   return env;
 }
 
-} // namespace condacuda::repair
+} // namespace condacuda::launch

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace condacuda::repair {
+namespace condacuda::launch {
 
 inline constexpr std::string_view hook_state_variable = "CONDACUDA_HOOK_STATE";
 inline constexpr char hook_record_separator = '\x1e'; // RS
@@ -89,4 +89,4 @@ HookEnvironment hook_activate(HookEnvironment env, std::string_view prefix, cons
 // variable is unset again when it was unset before the first activation.
 HookEnvironment hook_deactivate(HookEnvironment env, std::string_view prefix);
 
-} // namespace condacuda::repair
+} // namespace condacuda::launch
