@@ -10,6 +10,7 @@
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
 #include "launch/hook_model.hpp"
+#include "launch/launch.hpp"
 #include "sys/system_cuda.hpp"
 #include "util/strings.hpp"
 
@@ -113,6 +114,13 @@ RepairOutcome repair(const RepairOptions& options) {
   if (request.pin && !options.pin && is_venv(options.env) && !previous)
     o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
                       "env's libraries win without it; --no-pin does not");
+  if (previous && !previous->launches.empty() && previous->launches != request.launches)
+    o.notes.push_back(options.forget_launches
+                          ? "the launches earlier repairs recorded are forgotten: only this shell's (LD_LIBRARY_PATH " +
+                                launch::describe(request.launches.back()) + ") is verified and recorded"
+                          : "this shell's launch (LD_LIBRARY_PATH " + launch::describe(request.launches.back()) +
+                                ") is recorded beside the " + std::to_string(previous->launches.size()) +
+                                " earlier one(s): this and every later repair verifies them all");
   o.plan = repair::plan_repair(*inputs, files, request);
   o.verification = repair::verify_plan(o.plan, *inputs, system, files, request.pinned_now);
   auto desired = repair::desired_state(o.plan, options.shells, tool);

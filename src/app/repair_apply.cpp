@@ -113,13 +113,42 @@ Status restore_original(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
   return tree.remove_file(pin.original);
 }
 
+// A private copy: the file the link leads to (outside the env: uv's cache),
+// read through the link and checked against the plan, written retagged as a
+// regular file renamed over the link. Nothing is written through the link;
+// the manifest keeps its text for undo.
+Status write_private_copy(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
+  const std::string shown = tree.path() + "/" + pin.path;
+  auto linked = tree.read_linked_content(pin.path, sys::pin_cap);
+  if (!linked) return linked.error();
+  if (!*linked || (*linked)->link_text != pin.link_target ||
+      util::to_hex(util::sha256((*linked)->content.bytes)) != pin.original_sha256)
+    return make_error(ErrorCode::conflict, "changed while condacuda was pinning it", shown);
+  auto retagged = elf::retag((*linked)->content.bytes, pin.offsets, elf::runpath_tag, elf::rpath_tag);
+  if (!retagged || util::to_hex(util::sha256(*retagged)) != pin.pinned_sha256)
+    return make_error(ErrorCode::internal, "the retagged library is not what was planned", shown);
+  return tree.write_file(pin.path, *retagged, (*linked)->content.mode);
+}
+
+// A private copy undone: the link back over the pinned file, once the file
+// is checked to be condacuda's.
+Status restore_link(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
+  if (tree.file_sha256(pin.path) != pin.pinned_sha256)
+    return make_error(ErrorCode::conflict, "changed while condacuda was changing it", tree.path() + "/" + pin.path);
+  return tree.write_symlink(pin.path, pin.link_target);
+}
+
 Status carry_out_pin(sys::PrefixTree& tree, const repair::PinChange& c) {
   using A = repair::PinChange::Action;
+  const bool private_copy = !c.pin.link_target.empty();
   switch (c.action) {
   case A::pin:
+    if (private_copy) return write_private_copy(tree, c.pin);
     if (auto s = keep_original(tree, c.pin); !s) return s.error();
     return write_retagged(tree, c.pin, true);
-  case A::unpin: return restore_original(tree, c.pin);
+  case A::unpin:
+    if (private_copy) return restore_link(tree, c.pin);
+    return restore_original(tree, c.pin);
   case A::drop: return tree.remove_file(c.pin.original);
   case A::keep:
   case A::leave:

@@ -39,8 +39,7 @@ bool is_recorded(const std::vector<PathValue>& recorded, const PathValue& value)
 
 std::vector<PathValue> record_launch(std::vector<PathValue> recorded, const PathValue& value, bool forget) {
   if (forget) recorded.clear();
-  recorded.erase(std::remove_if(recorded.begin(), recorded.end(), [&](const PathValue& r) { return same_value(r, value); }),
-                 recorded.end());
+  if (is_recorded(recorded, value)) return recorded; // where it was: the same launches, the same manifest
   recorded.push_back(value && !value->empty() ? value : std::nullopt);
   if (recorded.size() > max_recorded_launches)
     recorded.erase(recorded.begin(), recorded.end() - static_cast<std::ptrdiff_t>(max_recorded_launches));

@@ -46,8 +46,10 @@ HookPlacement hook_placement(const ShellState& shell);
 bool same_value(const PathValue& a, const PathValue& b);
 
 // The launches a repair verified, oldest first: `recorded` with `value` added
-// (once, last); beyond `max_recorded_launches` the oldest go. `forget`: only
-// `value` (repair --forget-launches).
+// last when it is not there yet (a launch recorded again stays where it is,
+// so that alternating shells leave the manifest as it is); beyond
+// `max_recorded_launches` the oldest go. `forget`: only `value` (repair
+// --forget-launches).
 inline constexpr std::size_t max_recorded_launches = 16;
 std::vector<PathValue> record_launch(std::vector<PathValue> recorded, const PathValue& value, bool forget = false);
 bool is_recorded(const std::vector<PathValue>& recorded, const PathValue& value);

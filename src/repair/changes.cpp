@@ -136,18 +136,33 @@ PinDisk pin_disk_of(const std::map<std::string, PinDisk>& disk, const std::strin
 
 // A pin of the previous manifest against the disk: what undo does, and what
 // repair does with one it no longer wants.
+// Whether the path is as it was before `pin`: its original file, or (a
+// private copy) the link it replaced, leading to the original content.
+bool is_original(const ManifestPin& pin, const PinDisk& now) {
+  if (pin.link_target.empty()) return now.link_target.empty() && now.sha256 == pin.original_sha256;
+  return now.link_target == pin.link_target && now.sha256 == pin.original_sha256;
+}
+
+bool is_pinned(const ManifestPin& pin, const PinDisk& now) {
+  return now.link_target.empty() && now.sha256 == pin.pinned_sha256;
+}
+
 PinChange undo_pin(const ManifestPin& old, const PinDisk& now) {
-  if (now.sha256 == old.pinned_sha256) return {PinChange::Action::unpin, old, "pinned by condacuda, unchanged"};
-  if (now.sha256 == old.original_sha256) return {PinChange::Action::drop, old, "already the original"};
+  if (is_pinned(old, now))
+    return {PinChange::Action::unpin, old,
+            old.link_target.empty() ? "pinned by condacuda, unchanged" : "a private copy by condacuda, unchanged: the link goes back"};
+  if (is_original(old, now)) return {PinChange::Action::drop, old, "already the original"};
   return {PinChange::Action::leave, old,
-          now.sha256.empty() ? "no longer a regular file: left in place" : "changed since condacuda pinned it: left in place"};
+          now.sha256.empty() || !now.link_target.empty() ? "no longer a regular file: left in place"
+                                                         : "changed since condacuda pinned it: left in place"};
 }
 
 PinChange wanted_pin(const PlannedPin& want, const ManifestPin* old, const PinDisk& now) {
-  ManifestPin fresh{want.path, now.sha256, now.pinned_sha256, want.offsets, original_store_path(want.path)};
-  if (old && now.sha256 == old->pinned_sha256) return {PinChange::Action::keep, *old, "pinned already"};
-  if (old && now.sha256 == old->original_sha256) return {PinChange::Action::pin, *old, "original again: pinned"};
-  if (now.sha256.empty()) return {PinChange::Action::conflict, fresh, "not a regular file reached without links"};
+  ManifestPin fresh{want.path, now.sha256, now.pinned_sha256, want.offsets, original_store_path(want.path), now.link_target};
+  if (old && is_pinned(*old, now)) return {PinChange::Action::keep, *old, "pinned already"};
+  if (old && is_original(*old, now)) return {PinChange::Action::pin, *old, "original again: pinned"};
+  if (now.sha256.empty() || (!now.link_target.empty() && !want.private_copy))
+    return {PinChange::Action::conflict, fresh, "not a regular file reached without links"};
   if (now.pinned_sha256.empty())
     return {PinChange::Action::conflict, fresh, "its DT_RUNPATH is not where the plan found it"};
   return {PinChange::Action::pin, fresh, old ? "replaced since the last pin: pinned anew" : "new"};

@@ -69,6 +69,9 @@ const char* to_string(Change::Action a);
 struct PinDisk {
   std::string sha256;
   std::string pinned_sha256;
+  // The path is a symlink with this text (sha256: of the file it leads to);
+  // empty for a regular file.
+  std::string link_target;
 };
 
 struct PinChange {

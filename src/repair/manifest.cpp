@@ -1,5 +1,7 @@
 #include "repair/manifest.hpp"
 
+#include <algorithm>
+
 #include <yaml-cpp/yaml.h>
 
 #include "launch/launch.hpp"
@@ -19,7 +21,9 @@ std::string render_manifest(const Manifest& m) {
   out << YAML::Comment("condacuda: what `condacuda repair` created in this env.\n`condacuda undo` removes exactly "
                        "these files when they are unchanged. Do not edit.");
   out << YAML::BeginMap;
-  out << YAML::Key << "version" << YAML::Value << (m.pin || !m.pins.empty() ? 2 : 1);
+  const bool private_copies =
+      std::any_of(m.pins.begin(), m.pins.end(), [](const ManifestPin& p) { return !p.link_target.empty(); });
+  out << YAML::Key << "version" << YAML::Value << (private_copies ? 3 : m.pin || !m.pins.empty() ? 2 : 1);
   out << YAML::Key << "tool" << YAML::Value << m.tool;
   out << YAML::Key << "folders" << YAML::Value << YAML::BeginSeq;
   for (const auto& f : m.folders) out << YAML::DoubleQuoted << f;
@@ -62,6 +66,7 @@ std::string render_manifest(const Manifest& m) {
       for (auto o : p.offsets) out << o;
       out << YAML::EndSeq;
       out << YAML::Key << "original" << YAML::Value << YAML::DoubleQuoted << p.original;
+      if (!p.link_target.empty()) out << YAML::Key << "link_target" << YAML::Value << YAML::DoubleQuoted << p.link_target;
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;
@@ -166,6 +171,13 @@ Result<ManifestPin> read_pin(const YAML::Node& e) {
   // condacuda's own name for it is accepted.
   if (pin.original != original_store_path(pin.path))
     return bad("the original of '" + pin.path + "' is not kept where condacuda keeps it");
+  if (e["link_target"]) {
+    auto target = scalar(e, "link_target");
+    if (!target) return target.error();
+    if (target->empty() || target->find('\0') != std::string::npos)
+      return bad("the link target of the pin of '" + pin.path + "' is empty or holds a NUL");
+    pin.link_target = *target;
+  }
   if (!is_hex_sha256(pin.original_sha256) || !is_hex_sha256(pin.pinned_sha256))
     return bad("a pin of '" + pin.path + "' has a malformed sha256");
   YAML::Node offsets = e["offsets"];
@@ -196,7 +208,7 @@ Result<int> read_version(const YAML::Node& root) {
   int version = 0;
   if (!v.IsScalar() || !YAML::convert<int>::decode(v, version))
     return bad("'version' is not a number (line " + std::to_string(v.Mark().line + 1) + ")");
-  if (version > 2)
+  if (version > 3)
     return make_error(ErrorCode::unsupported, "manifest version " + std::to_string(version) + " is newer than this condacuda");
   if (version < 1) return bad("manifest version " + std::to_string(version) + " does not exist");
   return version;

@@ -39,6 +39,10 @@ struct ManifestPin {
   std::string pinned_sha256;   // its content pinned
   std::vector<std::uint64_t> offsets; // the d_tags changed (file offsets)
   std::string original;        // where the original is kept, relative to the prefix
+  // A private copy: the path was a symlink with this text (into uv's cache,
+  // outside the env); the pinned file replaced the link, and undo puts the
+  // link back (nothing is kept at `original` then). Empty for a file pinned in place.
+  std::string link_target;
   bool operator==(const ManifestPin&) const = default;
 };
 
@@ -47,7 +51,7 @@ std::string original_store_path(const std::string& pinned_path);
 inline constexpr const char* originals_folder = "etc/condacuda/originals";
 
 struct Manifest {
-  int version = 1; // 2 when it records pins (an older condacuda must not undo half)
+  int version = 1; // 2 when it records pins, 3 with private copies (an older condacuda must not undo half)
   std::string tool;                 // "condacuda 0.1.0"
   std::vector<std::string> folders; // put first on LD_LIBRARY_PATH by the hooks, relative to the prefix
   std::vector<ManifestEntry> entries;

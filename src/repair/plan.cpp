@@ -269,17 +269,24 @@ void show_pinned(OverlayFileView& overlay, const std::string& prefix, const Plan
   show_retagged(overlay, prefix, pin.path, pin.offsets, elf::runpath_tag, elf::rpath_tag);
 }
 
-// The env's ELF files (libraries and consumers, real files) by identity: a
-// loaded object reached through a symlink is pinned at its real file. A
-// library that is a symlink leading out of the env maps to "" (not pinnable:
-// the file is not the env's to change).
-std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> env_files(const doctor::DoctorInputs& in,
-                                                                          loader::FileSystemView& files) {
-  std::map<std::pair<std::uint64_t, std::uint64_t>, std::string> out;
+// An env file a pin can change: its path (prefix-relative), and whether it
+// is a symlink leading out of the env (uv's symlink link mode), pinned as a
+// private copy that replaces the link (the file outside is not the env's to
+// change).
+struct EnvFile {
+  std::string path;
+  bool links_out = false;
+};
+
+// The env's ELF files (libraries and consumers) by identity: a loaded object
+// reached through a symlink inside the env is pinned at its real file.
+std::map<std::pair<std::uint64_t, std::uint64_t>, EnvFile> env_files(const doctor::DoctorInputs& in,
+                                                                      loader::FileSystemView& files) {
+  std::map<std::pair<std::uint64_t, std::uint64_t>, EnvFile> out;
   std::string prefix = prefix_of(in);
   auto add = [&](const std::string& rel, bool links_out) {
     const auto& f = files.open_verify(prefix + "/" + rel);
-    if (f.opened() && f.elf) out.emplace(std::make_pair(f.dev, f.ino), links_out ? "" : rel);
+    if (f.opened() && f.elf) out.emplace(std::make_pair(f.dev, f.ino), EnvFile{rel, links_out});
   };
   for (const auto& l : in.inventory.libraries) add(l.file, l.links_out);
   for (const auto& c : in.inventory.consumers) add(c.file, false);
@@ -297,7 +304,7 @@ struct PinRound {
 };
 
 PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& files,
-                   const std::map<std::pair<std::uint64_t, std::uint64_t>, std::string>& env,
+                   const std::map<std::pair<std::uint64_t, std::uint64_t>, EnvFile>& env,
                    const std::set<std::string>& pinned) {
   PinRound round;
   std::string prefix = prefix_of(report.inputs);
@@ -333,18 +340,17 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
           round.limits.push_back({false, edge.needed, target, rel(requester),
                                   "LD_LIBRARY_PATH gives it that copy without activation, and " + because});
       };
-      if (it->second.empty()) {
-        cannot_pin(requester, "it is a symlink that leads out of the env: pinning it would change a file outside");
-        continue;
-      }
+      const EnvFile& file = it->second;
       auto offsets = elf::runpath_tag_offsets(*from.elf);
       if (offsets.empty()) {
-        cannot_pin(it->second, "it has no DT_RUNPATH to pin");
+        cannot_pin(file.path, "it has no DT_RUNPATH to pin");
         continue;
       }
       pinnable = true;
-      if (pinned.count(it->second) || !chosen.insert(it->second).second) continue;
-      round.pins.push_back({it->second, std::string(from.elf->dynamic().runpath.value_or("")), offsets, reason});
+      if (pinned.count(file.path) || !chosen.insert(file.path).second) continue;
+      PlannedPin pin{file.path, std::string(from.elf->dynamic().runpath.value_or("")), offsets, reason, file.links_out};
+      if (file.links_out) pin.reason += "; a symlink out of the env: a private copy replaces it (undo puts the link back)";
+      round.pins.push_back(std::move(pin));
     }
     if (!pinnable && !root.loads) {
       if (why.empty()) why = "no library on its loading chain picked up a copy from LD_LIBRARY_PATH that pinning can avoid";

@@ -33,6 +33,9 @@ struct PlannedPin {
   std::string runpath;                // the search path it keeps, now searched first
   std::vector<std::uint64_t> offsets; // file offsets of the d_tags changed
   std::string reason;                 // which dependency LD_LIBRARY_PATH took from the env
+  // `path` is a symlink out of the env (uv's symlink link mode): the pinned
+  // file is a private copy that replaces the link; undo puts the link back.
+  bool private_copy = false;
 };
 
 // A root that pinning cannot make load without activation, and why.

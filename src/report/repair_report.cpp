@@ -38,6 +38,7 @@ Json pin_changes_json(const repair::ChangeSet& set) {
     j.set("reason", c.reason);
     j.set("original_sha256", c.pin.original_sha256);
     j.set("pinned_sha256", c.pin.pinned_sha256);
+    j.set("link_target", c.pin.link_target.empty() ? Json() : Json(c.pin.link_target));
     a.push(j);
   }
   return a;
@@ -135,7 +136,7 @@ Json repair_json(const app::RepairOutcome& r) {
   }));
   plan.set("pin", r.plan.pin);
   plan.set("pins", array_of(r.plan.pins, [](const repair::PlannedPin& p) {
-    return object_of({{"path", p.path}, {"runpath", p.runpath}, {"reason", p.reason}});
+    return object_of({{"path", p.path}, {"runpath", p.runpath}, {"reason", p.reason}, {"private_copy", p.private_copy}});
   }));
   plan.set("unpinnable", array_of(r.plan.unpinnable, [](const repair::UnpinnableRoot& u) {
     return object_of({{"root", u.root}, {"error", u.error}, {"why", u.why}});
@@ -150,6 +151,9 @@ Json repair_json(const app::RepairOutcome& r) {
   Json hooks = Json::array();
   for (const auto& h : r.hooks) hooks.push(h);
   plan.set("hooks", hooks);
+  Json launches = Json::array();
+  for (const auto& l : r.plan.launches) launches.push(l ? Json(*l) : Json());
+  plan.set("launches", launches);
   j.set("plan", plan);
   Json ver = Json::object();
   ver.set("ok", r.verification.ok);

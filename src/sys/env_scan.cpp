@@ -54,6 +54,20 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
       f.resolved = rel;
       return f; // the target is scanned as a file of its own
     }
+    // Out of the env in the end, but through another link of the env first
+    // (repair's link to a uv-symlinked library): a name of that link, which
+    // stands for the library of its own.
+    fs::path first = fs::canonical(path.parent_path(), ec) / f.link_target;
+    first = first.lexically_normal();
+    std::error_code lec;
+    if (!ec && fs::is_symlink(first, lec)) {
+      std::string hop = relative_to(first, canonical_prefix);
+      if (!hop.empty() && hop.rfind("..", 0) != 0) {
+        f.resolved = hop;
+        return f;
+      }
+    }
+    ec.clear();
   }
   auto bytes = map_file(real.string());
   if (!bytes) {

@@ -201,6 +201,28 @@ Result<std::optional<PrefixTree::Content>> PrefixTree::read_content(const std::s
   return std::optional<Content>(Content{std::move(*bytes), static_cast<unsigned>(st.st_mode & 07777)});
 }
 
+Result<std::optional<PrefixTree::LinkedContent>> PrefixTree::read_linked_content(const std::string& rel,
+                                                                                std::uint64_t max_bytes) const {
+  std::string leaf, shown = path_ + "/" + rel;
+  auto dir = parent_of(rel, leaf);
+  if (!dir) return dir.error().code == ErrorCode::not_found ? Result<std::optional<LinkedContent>>(std::nullopt)
+                                                            : Result<std::optional<LinkedContent>>(dir.error());
+  struct stat st {};
+  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode))
+    return std::optional<LinkedContent>();
+  LinkedContent out;
+  out.link_text = link_text(dir->get(), leaf);
+  // Following the link is the point here: O_NONBLOCK so that a FIFO at the
+  // far end never blocks, and only a regular file is read.
+  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  if (!f.valid()) return errno_error(errno, "cannot read what the link leads to", shown);
+  if (::fstat(f.get(), &st) != 0) return errno_error(errno, "cannot read", shown);
+  auto bytes = read_regular_file(f.get(), max_bytes, shown);
+  if (!bytes) return bytes.error();
+  out.content = Content{std::move(*bytes), static_cast<unsigned>(st.st_mode & 07777)};
+  return std::optional<LinkedContent>(std::move(out));
+}
+
 std::optional<std::pair<std::uint64_t, std::uint64_t>> PrefixTree::identity(const std::string& rel) const {
   std::string leaf;
   auto dir = parent_of(rel, leaf);

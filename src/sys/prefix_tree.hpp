@@ -51,6 +51,15 @@ public:
     unsigned mode = 0644;
   };
   Result<std::optional<Content>> read_content(const std::string& rel, std::uint64_t max_bytes) const;
+  // The regular file the symlink `rel` leads to (anywhere: a package cache
+  // outside the env), read as read_content reads (never blocking), and the
+  // link's text; nullopt when `rel` is absent or not a symlink. The link is
+  // reached without links on its way; nothing is ever written through one.
+  struct LinkedContent {
+    std::string link_text;
+    Content content;
+  };
+  Result<std::optional<LinkedContent>> read_linked_content(const std::string& rel, std::uint64_t max_bytes) const;
   // The (device, inode) of `rel` itself (a link is not followed); nullopt
   // when it cannot be reached.
   std::optional<std::pair<std::uint64_t, std::uint64_t>> identity(const std::string& rel) const;

@@ -40,10 +40,16 @@ std::map<std::string, repair::PinDisk> read_pin_states(const PrefixTree& tree,
   std::map<std::string, repair::PinDisk> out;
   for (const auto& [rel, at] : offsets) {
     repair::PinDisk d;
-    auto content = tree.read_content(rel, pin_cap);
-    if (content && *content) {
-      d.sha256 = util::to_hex(util::sha256((*content)->bytes));
-      if (auto pinned = elf::retag((*content)->bytes, at, elf::runpath_tag, elf::rpath_tag))
+    std::optional<std::string> bytes;
+    if (auto content = tree.read_content(rel, pin_cap); content && *content) {
+      bytes = std::move((*content)->bytes);
+    } else if (auto linked = tree.read_linked_content(rel, pin_cap); linked && *linked) {
+      d.link_target = (*linked)->link_text; // a private copy would replace this link
+      bytes = std::move((*linked)->content.bytes);
+    }
+    if (bytes) {
+      d.sha256 = util::to_hex(util::sha256(*bytes));
+      if (auto pinned = elf::retag(*bytes, at, elf::runpath_tag, elf::rpath_tag))
         d.pinned_sha256 = util::to_hex(util::sha256(*pinned));
     }
     out[rel] = std::move(d);

@@ -126,21 +126,46 @@ done
 (cd "$cache" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$scratch/cache.sha"
 tree_state "$env" > "$scratch/venv-before"
 case "$(module_import)" in *"$broken"*) ;; *) fail "the uv venv did not fail first: $(module_import)" ;; esac
-expect_status 1 env LD_LIBRARY_PATH="$module" "$CONDACUDA" repair -p "$env" --json > "$scratch/uv.json"
+LD_LIBRARY_PATH=$module "$CONDACUDA" repair -p "$env" --json > "$scratch/uv.json"
 expect_eq "$(json "$scratch/uv.json" 'j["env"]["kind"]')" venv kind
-expect_eq "$(json "$scratch/uv.json" 'j["outcome"]')" cannot-repair "the uv venv's outcome"
+expect_eq "$(json "$scratch/uv.json" 'j["outcome"]')" repaired "the uv venv's outcome"
 expect_eq "$(json "$scratch/uv.json" '[s["name"] for s in j["verification"]["scenarios"] if s["name"] in ("this shell", "system CUDA first")]')" \
   "[]" "activated launches verified in a venv"
-expect_eq "$(json "$scratch/uv.json" '[h for h in j["plan"]["hooks"] if "activate.d" in h]')" "[]" "conda hooks planned in a venv"
+expect_eq "$(json "$scratch/uv.json" '[h for h in j["plan"]["hooks"] if "activate.d" in h]')" "[]" "conda hooks in a venv"
+[ ! -e "$env/etc/conda/activate.d" ] || fail "repair wrote conda activate.d into a venv"
+expect_eq "$(json "$scratch/uv.json" '[p["path"].split("site-packages/")[1] for p in j["plan"]["pins"]]')" \
+  "['nvidia/cusparse/lib/libcusparse.so.12']" "the pinned file"
+expect_eq "$(json "$scratch/uv.json" '"private copy" in j["plan"]["pins"][0]["reason"]')" True "a private copy"
+if [ ! -f "$cusparse" ] || [ -L "$cusparse" ]; then fail "the private copy is not a regular file"; fi
+grep -q '^version: 3' "$manifest" || fail "a manifest with a private copy is not version 3"
+grep -q "link_target: \"$cache/nvidia/cusparse/lib/libcusparse.so.12\"" "$manifest" || fail "the link's text is not recorded"
+expect_eq "$(module_import)" "sparse 12100" "venv/bin/python, the module on LD_LIBRARY_PATH, after repair"
+expect_eq "$(bash -c '. "$1/bin/activate" 2> /dev/null || export PATH=$1/bin:$PATH; python3 -c "$2"' venv "$env" "$import")" \
+  "sparse 12100" "after sourcing the venv's activate"
+LD_LIBRARY_PATH=$module "$CONDACUDA" doctor -p "$env" --json > "$scratch/uv-doctor.json"
+expect_eq "$(json "$scratch/uv-doctor.json" 'j["context"]')" not-activated "a venv is judged not activated"
+LD_LIBRARY_PATH=$module python3 "$oracle" "$scratch/uv-doctor.json" --python "$py" > /dev/null
+LD_LIBRARY_PATH=$module "$CONDACUDA" repair -p "$env" --json > "$scratch/uv-again.json" || true
+expect_eq "$(json "$scratch/uv-again.json" 'j["outcome"]')" unchanged "a second repair"
+expect_eq "$(cd "$cache" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" "$(cat "$scratch/cache.sha")" "the cache after repair"
+"$CONDACUDA" undo -p "$env" > /dev/null
+[ -L "$cusparse" ] || fail "undo did not put the link back"
+tree_state "$env" > "$scratch/venv-after"
+cmp -s "$scratch/venv-before" "$scratch/venv-after" || { diff "$scratch/venv-before" "$scratch/venv-after" >&2; fail "undo did not restore the venv"; }
+expect_eq "$(cd "$cache" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" "$(cat "$scratch/cache.sha")" "the cache after undo"
+
+note "4. never ok while a verified launch fails: a cached cuSPARSE without DT_RUNPATH cannot be pinned"
+src=$CONDACUDA_SOURCE_DIR/examples/demo-env/src
+cc -shared -fPIC -Wl,-soname,libcusparse.so.12 -o "$cache/nvidia/cusparse/lib/libcusparse.so.12" "$src/cusparse.c" \
+  -L"$cache/nvidia/nvjitlink/lib" -l:libnvJitLink.so.12
+tree_state "$env" > "$scratch/venv-before"
+expect_status 1 env LD_LIBRARY_PATH="$module" "$CONDACUDA" repair -p "$env" --json > "$scratch/uv-refused.json"
+expect_eq "$(json "$scratch/uv-refused.json" 'j["outcome"]')" cannot-repair "the unpinnable venv's outcome"
 LD_LIBRARY_PATH=$module "$CONDACUDA" repair -p "$env" > "$scratch/uv.txt" || true
-grep -q "link-mode=copy" "$scratch/uv.txt" || fail "no way out named: $(cat "$scratch/uv.txt")"
-grep -q "condacuda run" "$scratch/uv.txt" || fail "condacuda run not named"
+grep -q "condacuda run" "$scratch/uv.txt" || fail "condacuda run not named: $(cat "$scratch/uv.txt")"
 grep -qE '^  ok  not activated:' "$scratch/uv.txt" && fail "repair says ok for a launch that fails"
 tree_state "$env" > "$scratch/venv-after"
 cmp -s "$scratch/venv-before" "$scratch/venv-after" || fail "a refused repair wrote into the venv"
-expect_status 1 env LD_LIBRARY_PATH="$module" "$CONDACUDA" doctor -p "$env" --json > "$scratch/uv-doctor.json"
-expect_eq "$(json "$scratch/uv-doctor.json" 'j["context"]')" not-activated "a venv is judged not activated"
-case "$(module_import)" in *"$broken"*) ;; *) fail "the uv venv import: $(module_import)" ;; esac
+expect_status 1 env LD_LIBRARY_PATH="$module" "$CONDACUDA" doctor -p "$env" > /dev/null
 expect_eq "$(LD_LIBRARY_PATH=$module "$CONDACUDA" run "$env" -- python3 -c "$import")" "sparse 12100" "condacuda run, the way out"
-expect_eq "$(cd "$cache" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" "$(cat "$scratch/cache.sha")" "the cache"
 note "ok"

@@ -59,8 +59,8 @@ TEST_CASE("launch: recorded launches, once each, oldest dropped past the cap; un
   r = record_launch(r, std::nullopt);
   r = record_launch(r, std::string("")); // empty is unset to ld.so: recorded once, as unset
   CHECK(r == std::vector<PathValue>{std::string("/m"), std::nullopt});
-  r = record_launch(r, std::string("/m")); // again: moves last, once
-  CHECK(r == std::vector<PathValue>{std::nullopt, std::string("/m")});
+  r = record_launch(r, std::string("/m")); // again: where it was, once
+  CHECK(r == std::vector<PathValue>{std::string("/m"), std::nullopt});
   CHECK(is_recorded(r, std::string("")));
   CHECK(is_recorded(r, std::string("/m")));
   CHECK_FALSE(is_recorded(r, std::string("/m:")));

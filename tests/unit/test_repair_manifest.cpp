@@ -185,9 +185,9 @@ TEST_CASE("corrupt: a version that is not a number, or below 1") {
 }
 
 TEST_CASE("unsupported: a manifest from a newer condacuda") {
-  auto e = parse_error("version: 3\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
+  auto e = parse_error("version: 4\ntool: condacuda 9.0.0\nfolders: []\nentries: []\ndirs: []\n");
   CHECK(e.code == ErrorCode::unsupported);
-  CHECK(contains(e.message, "version 3"));
+  CHECK(contains(e.message, "version 4"));
 }
 
 TEST_CASE("round trip: a journal's previous states") {

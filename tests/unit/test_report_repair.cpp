@@ -68,7 +68,7 @@ TEST_CASE("condacuda.repair/1: the top-level fields in order with their types") 
 TEST_CASE("condacuda.repair/1: the plan's folders, links and hooks") {
   auto j = report::repair_json(repaired());
   const auto& plan = member(j, "plan");
-  CHECK(shape(plan) == "folders:array links:array pin:bool pins:array unpinnable:array copies:array order_limits:array hooks:array");
+  CHECK(shape(plan) == "folders:array links:array pin:bool pins:array unpinnable:array copies:array order_limits:array hooks:array launches:array");
   const auto& folders = member(plan, "folders").as_array();
   REQUIRE(folders.size() == 1);
   CHECK(shape(folders[0]) == "path:string sonames:array");
