@@ -64,9 +64,21 @@ std::vector<RecordEntry> parse_record(std::string_view text) {
 
 Metadata parse_metadata(std::string_view text) {
   Metadata m;
+  bool in_requires_dist = false; // the last header was Requires-Dist: a continuation line extends it
   for (const auto& raw : util::split(text, "\n")) {
     std::string_view line = raw;
     if (line.empty() || line == "\r") break; // headers end at the first blank line
+    if (line[0] == ' ' || line[0] == '\t') {
+      if (in_requires_dist) m.requires_dist.back() += " " + std::string(util::trim(line));
+      continue;
+    }
+    in_requires_dist = false;
+    constexpr std::string_view requires_dist = "requires-dist:";
+    if (line.size() >= requires_dist.size() && util::to_lower(line.substr(0, requires_dist.size())) == requires_dist) {
+      m.requires_dist.emplace_back(util::trim(line.substr(requires_dist.size())));
+      in_requires_dist = true;
+      continue;
+    }
     // A name or version is short (PEP 440 versions, PEP 508 names); a longer
     // value is a hostile file's, and is ignored rather than printed.
     constexpr std::size_t longest = 256;

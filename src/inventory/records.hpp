@@ -34,9 +34,13 @@ struct CondaPackage {
 // RECORD is CSV (PEP 376/627): path,hash,size with optional double quotes.
 std::vector<RecordEntry> parse_record(std::string_view text);
 
-// METADATA is RFC 822 style: the first "Name:" and "Version:" headers.
+// METADATA is RFC 822 style: the first "Name:" and "Version:" headers, and
+// every "Requires-Dist:" value in order (continuation lines, which start
+// with whitespace, joined with one space). Headers end at the first empty
+// line.
 struct Metadata {
   std::string name, version;
+  std::vector<std::string> requires_dist; // as written; parse with inventory/requirements.hpp
 };
 Metadata parse_metadata(std::string_view text);
 
