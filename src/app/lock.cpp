@@ -83,6 +83,12 @@ Result<LockCheck> check_lock(const lock::Lockfile& locked, const env::EnvRecord&
   out.loads.ld_library_path = report->inputs.base_ld_library_path;
   std::vector<lock::LoadFailure> found;
   for (const auto& f : report->findings) {
+    // A locked component whose copy here is not the version a package
+    // requires: the lock's entry is the env's copy that would satisfy.
+    if (f.severity == doctor::Severity::error && f.code == doctor::code::requirement_mismatch && !f.expected.empty()) {
+      found.push_back({f.expected, "", f.code, f.first_error, f.fix});
+      continue;
+    }
     if (f.severity != doctor::Severity::error || !is_load_error(f.code)) continue;
     for (const auto& file : f.affects) {
       auto root = std::find_if(report->roots.begin(), report->roots.end(), [&](const doctor::RootResult& r) { return r.file == file; });

@@ -1,4 +1,5 @@
 #include "doctor/doctor.hpp"
+#include "doctor/requirements_check.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -106,6 +107,7 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   for (const auto& c : in.inventory.consumers) add_root(c.file, "consumer", "");
   for (const auto& u : in.inventory.unusable) add_root(u.file, "library", u.component);
   report.findings = diagnose(report, files);
+  for (auto& f : check_requirements(report, files)) report.findings.push_back(std::move(f));
   if (!report.host_error) {
     // Roots that load alone but not after another one (one process, many imports).
     for (auto& f : import_order_findings(report, sim, host, files)) report.findings.push_back(std::move(f));

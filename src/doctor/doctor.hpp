@@ -62,6 +62,9 @@ struct RootResult {
   std::string component; // for libraries
   bool loads = true;
   std::string first_error; // the loader's text (dlerror / ImportError) when it fails
+  // The requirement of its package the loaded copy does not satisfy (the
+  // loader maps it, the import raises): doctor/requirements_check.hpp.
+  std::string requirement;
   loader::LoadReport report;
   std::optional<ContextVerdict> not_activated; // in an activated report, when the contexts differ
 };

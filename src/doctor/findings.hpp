@@ -31,6 +31,7 @@ inline constexpr const char* ptx_jit_only = "ptx-jit-only";
 inline constexpr const char* import_order = "import-order";
 inline constexpr const char* no_gpu_code = "no-gpu-code";
 inline constexpr const char* unverified_launch = "unverified-launch";
+inline constexpr const char* requirement_mismatch = "requirement-mismatch";
 inline constexpr const char* folders_before_hook = "folders-before-hook";
 } // namespace code
 

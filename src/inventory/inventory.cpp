@@ -176,6 +176,7 @@ Inventory build_inventory(const EnvSnapshot& s) {
   for (const auto& [folder, packages] : folder_packages)
     inv.folders.push_back(LibraryFolder{folder, folder_layout(folder), {packages.begin(), packages.end()}});
   inv.cuda_majors.assign(majors.begin(), majors.end());
+  inv.requirements = component_requirements(s, inv.libraries, inv.warnings);
   return inv;
 }
 

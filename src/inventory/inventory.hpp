@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "inventory/package_requirements.hpp"
 #include "inventory/snapshot.hpp"
 
 namespace condacuda::inventory {
@@ -69,6 +70,8 @@ struct Inventory {
   // Files `condacuda repair --pin` changed (DT_RUNPATH -> DT_RPATH), from its
   // manifest, sorted; filled by the system layer, empty in a bare scan.
   std::vector<std::string> pinned;
+  // What the env's packages require of its components (Requires-Dist, depends).
+  std::vector<ComponentRequirement> requirements;
 
   // "none", "12", "13" or "mixed".
   std::string cuda_summary() const;

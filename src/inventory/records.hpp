@@ -22,6 +22,7 @@ struct Distribution {
   std::string dist_info; // the folder, relative to the prefix
   std::string site_packages; // relative to the prefix
   std::vector<RecordEntry> files;
+  std::vector<std::string> requires_dist; // METADATA "Requires-Dist:" values, as written
 };
 
 struct CondaPackage {

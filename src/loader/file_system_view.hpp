@@ -40,6 +40,12 @@ public:
   // "nonexisting" and skips them; the model uses this to avoid probing every
   // candidate under them). Default: through open_verify().
   virtual bool directory_exists(const std::string& absolute_path) { return open_verify(absolute_path).is_directory; }
+  // The file a path names once every symlink is followed (realpath): its
+  // file name is version evidence for a library no package owns
+  // (libcudnn.so.9 -> libcudnn.so.9.1.0, inventory/version_evidence.hpp).
+  // Asked only for the few outside copies a requirement concerns. Default:
+  // the path itself.
+  virtual std::string real_path(const std::string& absolute_path) { return absolute_path; }
 };
 
 } // namespace condacuda::loader

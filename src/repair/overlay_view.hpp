@@ -54,6 +54,10 @@ public:
     return base_.open_verify(absolute_path);
   }
   bool directory_exists(const std::string& absolute_path) override { return base_.directory_exists(absolute_path); }
+  std::string real_path(const std::string& absolute_path) override {
+    auto it = links_.find(normal(absolute_path));
+    return base_.real_path(it != links_.end() ? it->second : absolute_path);
+  }
 
 private:
   static std::string normal(const std::string& p) { return std::filesystem::path(p).lexically_normal().string(); }

@@ -389,6 +389,10 @@ const std::vector<FindingDoc>& finding_docs() {
                               "consumers', one finding naming the stray packages to remove"},
       {doctor::code::driver_too_old, "error", "the visible driver branch is below the CUDA series' minimum; with --gpu, a file whose only kernel "
                                   "for the GPU is PTX of a newer ISA than the driver compiles"},
+      {doctor::code::requirement_mismatch, "error",
+       "the copy of a component a root loads has a known version that does not satisfy what the root's package requires "
+       "(Requires-Dist, conda depends): the loader maps it, the import raises (torch's cuDNN check); names the requirement, "
+       "both versions and their evidence, why the loader takes that copy, and the env's copy that satisfies"},
       {doctor::code::not_activated, "warning (error with --context not-activated)",
        "roots that load only when the env is activated: a Jupyter kernel, cron or srun launch fails; fix: repair --pin"},
       {doctor::code::stale_repair, "warning", "the env changed since repair: today's plan for the recorded launches differs from the "

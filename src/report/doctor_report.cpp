@@ -79,6 +79,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
     if (!root.component.empty()) rj.set("component", root.component);
     rj.set("verdict", root.loads ? "loads" : "fails");
     rj.set("error", optional_string(root.first_error));
+    rj.set("requirement", optional_string(root.requirement));
     Json all = Json::array();
     for (const auto& e : root.report.errors)
       if (!e.lazy_only) all.push(e.kind == loader::ErrorKind::assertion ? e.text : e.message());

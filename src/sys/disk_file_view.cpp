@@ -1,5 +1,7 @@
 #include "sys/disk_file_view.hpp"
 
+#include <filesystem>
+
 #include <cerrno>
 #include <sys/stat.h>
 
@@ -7,6 +9,14 @@
 #include "sys/mapped_file.hpp"
 
 namespace condacuda::sys {
+
+std::string DiskFileView::real_path(const std::string& absolute_path) {
+  auto it = real_paths_.find(absolute_path);
+  if (it != real_paths_.end()) return it->second;
+  std::error_code ec;
+  auto real = std::filesystem::canonical(absolute_path, ec);
+  return real_paths_[absolute_path] = ec ? absolute_path : real.string();
+}
 
 const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_path) {
   auto it = cache_.find(absolute_path);

@@ -13,6 +13,7 @@ public:
   explicit DiskFileView(std::uint16_t host_machine) : machine_(host_machine) {}
   const loader::OpenedFile& open_verify(const std::string& absolute_path) override;
   bool directory_exists(const std::string& absolute_path) override;
+  std::string real_path(const std::string& absolute_path) override;
   // Reuse a mapping another reader already made of this path (env_scan):
   // the file is not mapped twice and its header pages are already in.
   void adopt(const std::string& absolute_path, const elf::FileBytes& bytes);
@@ -22,6 +23,7 @@ private:
   std::unordered_map<std::string, loader::OpenedFile> cache_;
   std::unordered_map<std::string, bool> directories_;
   std::unordered_map<std::string, elf::FileBytes> adopted_;
+  std::unordered_map<std::string, std::string> real_paths_;
 };
 
 // The process-wide view: the files a command maps stay mapped until the

@@ -96,6 +96,7 @@ void read_distributions(const fs::path& prefix, const std::string& site, invento
       auto m = inventory::parse_metadata(*meta);
       d.name = m.name;
       d.version = m.version;
+      d.requires_dist = m.requires_dist;
     } else if (meta.error().code != ErrorCode::not_found) {
       s.warnings.push_back(d.dist_info + "/METADATA " + meta.error().message + "; name and version taken from the folder");
     }

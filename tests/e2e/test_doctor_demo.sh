@@ -60,3 +60,11 @@ expect_eq "$(json "$scratch/given.json" 'j["ld_library_path"]["source"]')" "--ld
 grep -q '^digraph condacuda' "$scratch/graph.dot" || fail "no digraph"
 grep -q 'label="libnvJitLink.so.12", color=red' "$scratch/graph.dot" || fail "no red nvJitLink edge"
 note "doctor on the demo env agrees with the real loader"
+
+# --driver: the driver rule names where the version came from (issue 24, point 6).
+"$CONDACUDA" doctor -p "$env" --ld-library-path "$nvjitlink" --driver 450.80 --json > "$scratch/driver.json" || true
+expect_eq "$(json "$scratch/driver.json" \
+  'any("from --driver" in e for f in j["findings"] if f["code"] == "driver-too-old" for e in f["evidence"] + [f["title"]])')" \
+  True "driver-too-old says --driver"
+expect_eq "$(json "$scratch/driver.json" \
+  'any("/proc/driver" in e for f in j["findings"] for e in f["evidence"] + [f["title"]])')" False "no /proc/driver for --driver"

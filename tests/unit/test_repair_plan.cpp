@@ -182,6 +182,22 @@ repair::RepairPlan pin_plan_for(const demo_env::Seed& seed, const std::vector<re
   request.pinned_now = pinned_now;
   return repair::plan_repair(demo_env::inputs(seed.prefix, files, seed.system), files, request);
 }
+
+// The planned pin written as repair writes it: the tag changed in place.
+void pin_on_disk(const demo_env::Seed& seed, const repair::PlannedPin& pin) {
+  const std::string path = seed.prefix + "/" + pin.path;
+  auto pinned = elf::retag(fixture::read_file(path), pin.offsets, elf::runpath_tag, elf::rpath_tag);
+  REQUIRE(pinned.ok());
+  std::filesystem::remove(path);
+  fixture::write_file(path, *pinned);
+}
+
+// cuSPARSE without RUNPATH (nor RPATH): nothing to turn into RPATH.
+void cusparse_without_runpath(const demo_env::Seed& seed) {
+  fixture::gcc({"-shared", "-fPIC", "-Wl,-soname,libcusparse.so.12", "-o", seed.prefix + "/" + demo_env::cusparse,
+                std::string(CONDACUDA_SOURCE_DIR) + "/examples/demo-env/src/cusparse.c",
+                "-L" + seed.prefix + "/" + demo_env::nvjitlink_dir, "-l:libnvJitLink.so.12"});
+}
 } // namespace
 
 TEST_CASE("plan_repair --pin: the library whose nvJitLink LD_LIBRARY_PATH shadows is pinned, and nothing else") {
@@ -217,12 +233,7 @@ TEST_CASE("plan_repair --pin: a library pinned on disk is planned as its origina
   auto seed = demo_env::build_seed(t.path());
   auto first = pin_plan_for(seed);
   REQUIRE(first.pins.size() == 1);
-  // Pin it as repair would: the tag changed in place.
-  const std::string path = seed.prefix + "/" + first.pins[0].path;
-  auto pinned = elf::retag(fixture::read_file(path), first.pins[0].offsets, elf::runpath_tag, elf::rpath_tag);
-  REQUIRE(pinned.ok());
-  std::filesystem::remove(path);
-  fixture::write_file(path, *pinned);
+  pin_on_disk(seed, first.pins[0]);
   auto again = pin_plan_for(seed, {{first.pins[0].path, first.pins[0].offsets}});
   REQUIRE(again.pins.size() == 1);
   CHECK(again.pins[0].path == first.pins[0].path);
@@ -234,10 +245,7 @@ TEST_CASE("plan_repair --pin: a library pinned on disk is planned as its origina
 TEST_CASE("plan_repair --pin: a library without DT_RUNPATH cannot be pinned: its roots are named with the reason") {
   TempDir t("plan-pin-none");
   auto seed = demo_env::build_seed(t.path());
-  // cuSPARSE without RUNPATH (nor RPATH): nothing to turn into RPATH.
-  fixture::gcc({"-shared", "-fPIC", "-Wl,-soname,libcusparse.so.12", "-o", seed.prefix + "/" + demo_env::cusparse,
-                std::string(CONDACUDA_SOURCE_DIR) + "/examples/demo-env/src/cusparse.c",
-                "-L" + seed.prefix + "/" + demo_env::nvjitlink_dir, "-l:libnvJitLink.so.12"});
+  cusparse_without_runpath(seed);
   auto plan = pin_plan_for(seed);
   CHECK(plan.pins.empty());
   REQUIRE_FALSE(plan.unpinnable.empty());
@@ -256,11 +264,7 @@ TEST_CASE("plan_repair --pin: a pin an earlier repair made stays when no launch 
   auto seed = demo_env::build_seed(t.path());
   auto first = pin_plan_for(seed); // from a module shell: the older nvJitLink first
   REQUIRE(first.pins.size() == 1);
-  const std::string path = seed.prefix + "/" + first.pins[0].path;
-  auto pinned = elf::retag(fixture::read_file(path), first.pins[0].offsets, elf::runpath_tag, elf::rpath_tag);
-  REQUIRE(pinned.ok());
-  std::filesystem::remove(path);
-  fixture::write_file(path, *pinned);
+  pin_on_disk(seed, first.pins[0]);
   // Planned again from a clean shell: LD_LIBRARY_PATH unset takes nothing
   // from the env, so no round asks for the pin; it stays all the same.
   repair::PlanRequest clean;
@@ -306,9 +310,7 @@ TEST_CASE("verify_plan: every recorded launch is verified, activated and not, wh
 TEST_CASE("verify_plan: an unpinnable root fails its launch: never ok while a verified launch fails (issue 24)") {
   TempDir t("plan-pin-unpinnable");
   auto seed = demo_env::build_seed(t.path());
-  fixture::gcc({"-shared", "-fPIC", "-Wl,-soname,libcusparse.so.12", "-o", seed.prefix + "/" + demo_env::cusparse,
-                std::string(CONDACUDA_SOURCE_DIR) + "/examples/demo-env/src/cusparse.c",
-                "-L" + seed.prefix + "/" + demo_env::nvjitlink_dir, "-l:libnvJitLink.so.12"});
+  cusparse_without_runpath(seed);
   auto plan = pin_plan_for(seed);
   REQUIRE_FALSE(plan.unpinnable.empty());
   sys::DiskFileView files(sys::host_machine());
