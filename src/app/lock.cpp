@@ -120,7 +120,7 @@ Result<lock::Lockfile> read_lock(const std::string& path) {
 }
 
 Status write_output(const std::string& path, const std::string& text) {
-  auto status = sys::write_file_atomically(path, text);
+  auto status = sys::write_named_output(path, text);
   if (!status) return as_bad_input(status.error());
   return status;
 }

@@ -62,7 +62,9 @@ Result<lock::ReleaseTable> release_table(const std::string& path);
 // The lock `lock --check FILE` compares with. Errors are bad_input: unreadable, not a condacuda lock.
 Result<lock::Lockfile> read_lock(const std::string& path);
 
-// `-o FILE`: written atomically. Errors are bad_input (the path given cannot be written).
+// `-o FILE`: written as sys::write_named_output writes a file the user names
+// (a link followed, a device or FIFO written in place, never replaced).
+// Errors are bad_input (the path given cannot be written).
 Status write_output(const std::string& path, const std::string& text);
 
 } // namespace condacuda::app

@@ -108,6 +108,23 @@ Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock
   return out;
 }
 
+// The env's own copy does not satisfy what a package of the env requires:
+// misaligned, whatever launch loads it (which copy loads is requirement-mismatch).
+Finding requirements_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
+  Finding out;
+  out.code = code::misaligned;
+  out.severity = Severity::error;
+  out.title = f.message;
+  out.library = f.provider_soname;
+  out.expected = f.provider;
+  out.expected_package = f.provider_package;
+  out.evidence = {f.message, "the requirement is " + f.consumer_soname + "'s (Requires-Dist, or conda depends)"};
+  (void)rule;
+  out.affects = {f.provider};
+  out.fix = (f.provider_manager == "conda" ? "conda install '" : "pip install '") + f.reason + "'";
+  return out;
+}
+
 Finding driver_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
   Finding out;
   out.code = code::driver_too_old;
@@ -135,6 +152,7 @@ std::vector<Finding> alignment_findings(const lock::Alignment& alignment) {
       else if (rule.rule == lock::rule::releases) out.push_back(releases_finding(rule, f));
       else if (rule.rule == lock::rule::same_major) continue; // one finding for all, below
       else if (rule.rule == lock::rule::driver) out.push_back(driver_finding(rule, f));
+      else if (rule.rule == lock::rule::requirements) out.push_back(requirements_finding(rule, f));
     }
     if (rule.rule == lock::rule::same_major && !rule.failures.empty()) out.push_back(same_major_finding(rule, rule.failures));
   }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "inventory/components.hpp"
+#include "inventory/version_evidence.hpp"
 #include "loader/path_list.hpp"
 #include "loader/versions.hpp"
 #include "util/strings.hpp"
@@ -48,6 +49,7 @@ private:
   std::map<std::string, Finding> groups_;
   std::vector<std::string> order_;
   std::set<std::string> blamed_; // files already named by an error finding
+  std::map<std::string, std::vector<std::string>> shadowed_; // a shadowed finding's key -> the outside copies it lists
 
   bool inside_env(const std::string& path) const { return normal(path).rfind(prefix_ + "/", 0) == 0; }
   std::string shown(const std::string& path) const {
@@ -297,18 +299,56 @@ private:
       if (!lib) continue;
       std::string path = normal(o.name);
       if (blamed_.count(path)) continue;
-      Finding& f = group("shadowed\n" + path, code::shadowed, Severity::warning);
-      f.library = *o.soname;
-      f.resolved = path;
-      f.via = loader::to_string(o.via);
-      f.via_entry = o.via_element;
-      f.title = *o.soname + " comes from " + path + ", not from the env";
-      expect_env_file(f, *o.soname);
-      f.evidence = {"found through " + via_phrase(o.via, o.via_element),
-                    "the env has " + f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
-      f.fix = put_env_first(" so the env's own copy is found first");
+      // One finding per cause (the LD_LIBRARY_PATH entry, RPATH or cache
+      // that shadows), listing every library it shadows with both versions.
+      const std::string key = "shadowed\n" + std::string(loader::to_string(o.via)) + "\n" + o.via_element;
+      Finding& f = group(key, code::shadowed, Severity::warning);
+      auto& copies = shadowed_[key];
+      if (copies.empty()) {
+        f.library = *o.soname;
+        f.resolved = path;
+        f.via = loader::to_string(o.via);
+        f.via_entry = o.via_element;
+        expect_env_file(f, *o.soname);
+        f.evidence = {"found through " + via_phrase(o.via, o.via_element)};
+        f.fix = put_env_first(" so the env's own copies are found first");
+      }
+      if (std::find(copies.begin(), copies.end(), path) == copies.end()) {
+        copies.push_back(path);
+        Finding env_copy;
+        expect_env_file(env_copy, *o.soname);
+        f.evidence.push_back(*o.soname + ": " + path + ", version " + outside_evidence(path, *o.soname) + "; the env has " +
+                             env_copy.expected +
+                             (env_copy.expected_package.empty() ? "" : " (" + env_copy.expected_package + ")"));
+        const std::string version = outside_version(path, *o.soname);
+        f.title = copies.size() == 1
+                      ? *o.soname + " comes from " + path + (version.empty() ? "" : " (" + version + ")") + ", not from the env"
+                      : (o.via == FoundVia::ld_library_path ? "LD_LIBRARY_PATH entry '" + o.via_element + "'"
+                                                             : via_phrase(o.via, o.via_element)) +
+                            " shadows " + std::to_string(copies.size()) +
+                            " of the env's libraries";
+      }
       add_affected(f, root);
     }
+  }
+
+  // What an outside copy says of its version (inventory/version_evidence.hpp):
+  // "9.1.0", or "" when only its soname's major or nothing says it.
+  std::optional<inventory::VersionEvidence> outside_copy_version(const std::string& path, const std::string& soname) const {
+    auto kind = inventory::classify_library(soname);
+    const auto& opened = files_.open_verify(path);
+    if (!kind || !opened.elf) return std::nullopt;
+    return inventory::file_version(kind->id, soname, fs::path(files_.real_path(path)).filename().string(), *opened.elf);
+  }
+  std::string outside_version(const std::string& path, const std::string& soname) const {
+    auto v = outside_copy_version(path, soname);
+    return v && !v->is_major_only() ? v->version : "";
+  }
+  std::string outside_evidence(const std::string& path, const std::string& soname) const {
+    auto v = outside_copy_version(path, soname);
+    if (!v) return "unknown (neither its file name nor its contents say it)";
+    if (v->is_major_only()) return "unknown beyond the major " + v->version + " (" + v->source + ")";
+    return v->version + " (" + v->source + ")";
   }
 
   // The CUDA major a library from outside the env belongs to, and how that

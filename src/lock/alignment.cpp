@@ -190,6 +190,48 @@ RuleOutcome release_rule(const AlignmentInputs& in, const std::map<std::string, 
   return out;
 }
 
+RuleOutcome requirements_rule(const AlignmentInputs& in) {
+  RuleOutcome out;
+  out.rule = rule::requirements;
+  out.result = RuleResult::pass;
+  for (const auto& r : in.inventory->requirements) {
+    const std::string asked = r.package + " " + r.version + " requires " + r.requirement.name +
+                              (r.requirement.kind == inventory::Requirement::Kind::conda ? " " : "") + r.requirement.specifiers;
+    const inventory::Library* met = nullptr;
+    const inventory::Library* known = nullptr;
+    bool unknown = false;
+    for (const auto& lib : in.inventory->libraries) {
+      if (lib.component != r.component) continue;
+      auto ok = lib.version.empty() ? std::nullopt : inventory::satisfies(r.requirement, lib.version);
+      if (ok == true) met = met ? met : &lib;
+      else if (ok == false) known = known ? known : &lib;
+      else unknown = true;
+    }
+    if (met) {
+      out.evidence.push_back(asked + ": met by " + met->package + " " + met->version);
+    } else if (known) {
+      out.result = RuleResult::fail;
+      out.evidence.push_back(asked + ": not met by " + known->package + " " + known->version);
+      RuleFailure f;
+      f.consumer_soname = r.package;
+      f.provider = known->file;
+      f.provider_soname = known->soname;
+      f.provider_package = known->package + " " + known->version;
+      f.provider_manager = known->manager;
+      f.provider_component = r.component;
+      f.needed_release = r.requirement.specifiers;
+      f.message = out.evidence.back();
+      f.reason = r.requirement.name + (r.requirement.kind == inventory::Requirement::Kind::conda ? " " : "") +
+                 r.requirement.specifiers;
+      out.failures.push_back(std::move(f));
+    } else {
+      if (out.result == RuleResult::pass) out.result = RuleResult::unknown;
+      out.evidence.push_back(asked + (unknown ? ": the env's copy has no known version" : ": the env has no copy"));
+    }
+  }
+  return out;
+}
+
 RuleOutcome driver_rule(const AlignmentInputs& in, const std::string& series) {
   RuleOutcome out;
   out.rule = rule::driver;
@@ -256,6 +298,7 @@ Alignment evaluate_alignment(const AlignmentInputs& in) {
   a.rules.push_back(same_major_rule(in, a.releases, consumers));
   a.rules.push_back(release_rule(in, a.releases));
   a.rules.push_back(driver_rule(in, a.series));
+  if (!in.inventory->requirements.empty()) a.rules.push_back(requirements_rule(in));
   for (const auto& r : a.rules) a.aligned = a.aligned && r.result != RuleResult::fail;
   return a;
 }

@@ -20,6 +20,11 @@
 //               every env library that needs it.
 //   driver      when a driver is visible: its branch >= the minimum of the
 //               env's CUDA major (525 for 12.x, 580 for 13.x).
+//   requirements  (only in an env whose packages require versions of its
+//               components: inventory/package_requirements.hpp) the env's own
+//               copy of each required component satisfies what the packages
+//               require (torch's nvidia-cudnn-cu12==9.10.2.21). Which copy a
+//               launch loads is doctor's requirement-mismatch.
 //
 // Pure: the ELF files come through loader::FileSystemView.
 #include <map>
@@ -50,6 +55,7 @@ inline constexpr const char* symbols = "symbols";
 inline constexpr const char* same_major = "same-major";
 inline constexpr const char* releases = "releases";
 inline constexpr const char* driver = "driver";
+inline constexpr const char* requirements = "requirements";
 } // namespace rule
 
 // One failure of a rule, with what a finding needs to say who needs what.

@@ -100,6 +100,54 @@ Status write_file_atomically(const std::string& path, std::string_view content, 
   return write_file_at(dir->get(), fs::path(path).filename().string(), content, mode, path);
 }
 
+namespace {
+// The path a chain of symlinks at `path` leads to (each link's text read
+// relative to its own folder), without requiring that the end exists.
+Result<std::string> follow_links(std::string path) {
+  for (int hop = 0; hop < 40; ++hop) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::error_code ec;
+    fs::path target = fs::read_symlink(path, ec);
+    if (ec) return errno_error(ec.value(), "cannot read the symbolic link", path);
+    path = (target.is_absolute() ? target : fs::path(path).parent_path() / target).lexically_normal().string();
+  }
+  return errno_error(ELOOP, "cannot follow", path);
+}
+
+// Writes into what is already there (a device, a FIFO): no rename, no O_CREAT.
+Status write_in_place(const std::string& path, std::string_view content) {
+  // O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting.
+  Fd f(::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!f.valid())
+    return errno == ENXIO ? make_error(ErrorCode::io, "nothing reads this FIFO (or socket): not written", path)
+                          : errno_error(errno, "cannot open to write", path);
+  const int flags = ::fcntl(f.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(f.get(), F_SETFL, flags & ~O_NONBLOCK); // a slow reader is waited for, as any writer would
+  for (std::size_t done = 0; done < content.size();) {
+    ssize_t n = ::write(f.get(), content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error(errno, "cannot write", path);
+    done += static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
+} // namespace
+
+Status write_named_output(const std::string& named, std::string_view content) {
+  auto path = follow_links(named);
+  if (!path) return path.error();
+  struct stat st {};
+  if (::lstat(path->c_str(), &st) != 0) {
+    if (errno != ENOENT) return errno_error(errno, "cannot write", *path);
+    return write_file_atomically(*path, content);
+  }
+  if (S_ISREG(st.st_mode)) return write_file_atomically(*path, content, st.st_mode & 07777);
+  if (S_ISDIR(st.st_mode)) return make_error(ErrorCode::bad_input, "is a folder, not a file to write", *path);
+  if (S_ISSOCK(st.st_mode)) return make_error(ErrorCode::bad_input, "is a socket, not a file to write", *path);
+  return write_in_place(*path, content); // a character or block device, a FIFO
+}
+
 bool is_directory(const std::string& path) {
   std::error_code ec;
   return fs::is_directory(path, ec);

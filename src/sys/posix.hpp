@@ -54,6 +54,15 @@ Status write_file_at(int dir, const std::string& name, std::string_view content,
                      const std::string& shown);
 Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown);
 
+// Writes `content` to a file the user named (`lock -o FILE`), as `sort -o`
+// and compilers do: a symlink is followed (the atomic replace happens at the
+// file it leads to, in that file's folder; a dangling one creates its
+// target); a regular file or a new path is written atomically, keeping an
+// existing file's mode; anything else that exists (a device, a FIFO) is
+// opened and written, never replaced: a FIFO nobody reads is an error, never
+// a wait; a folder or a socket is an error.
+Status write_named_output(const std::string& path, std::string_view content);
+
 // Whether `path` is a folder (links followed).
 bool is_directory(const std::string& path);
 

@@ -101,6 +101,14 @@ LD_LIBRARY_PATH=$clean "$CONDACUDA" doctor -p "$env" > /dev/null || fail "doctor
 note "lock --check fails here, matches without the system cuDNN"
 LD_LIBRARY_PATH=$clean "$CONDACUDA" lock -p "$env" -o "$scratch/cuda.lock.yml" > /dev/null
 LD_LIBRARY_PATH=$clean "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" > /dev/null
+python3 - "$scratch/cuda.lock.yml" << 'PY' || fail "the lock does not record the requirement as met"
+import sys, yaml
+rules = {r["rule"]: r for r in yaml.safe_load(open(sys.argv[1]))["alignment"]["rules"]}
+r = rules["requirements"]
+assert r["result"] == "pass", r
+assert any("cudnntorch 2.8.0 requires nvidia-cudnn-cu12==9.10.2.21: met by nvidia-cudnn-cu12 9.10.2.21" in e
+           for e in r["evidence"]), r
+PY
 expect_status 1 env LD_LIBRARY_PATH="$opt" "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" > "$scratch/check.txt"
 grep -q "requirement-mismatch" "$scratch/check.txt" || fail "lock --check does not say why: $(cat "$scratch/check.txt")"
 
@@ -117,4 +125,61 @@ expect_eq "$(json "$scratch/pin.json" '[p["path"].split("site-packages/")[1] for
 expect_eq "$(LD_LIBRARY_PATH=$opt "$py" -c "$import")" "cudnn 9.10.2" "not activated after repair --pin"
 LD_LIBRARY_PATH=$opt "$CONDACUDA" doctor -p "$env" --context not-activated > /dev/null || fail "doctor after --pin"
 "$CONDACUDA" undo -p "$env" > /dev/null
+
+note "NCCL: the evidence is the version string the library embeds (no version in its file name)"
+nccl_stub() { # VERSION CUDA OUT
+  printf 'const char nccl_banner[] = "NCCL version %s+cuda%s";\nint ncclGetVersion(int *v) { *v = 0; return (int)sizeof nccl_banner; }\n' \
+    "$1" "$2" > "$scratch/nccl-$1.c"
+  gcc -shared -fPIC -Wl,-soname,libnccl.so.2 -o "$3" "$scratch/nccl-$1.c"
+}
+nccl_opt=$scratch/opt-nccl/lib
+mkdir -p "$sp/nvidia/nccl/lib" "$sp/nccltorch" "$nccl_opt"
+nccl_stub 2.27.3 12.9 "$sp/nvidia/nccl/lib/libnccl.so.2"
+nccl_stub 2.21.5 12.4 "$nccl_opt/libnccl.so.2"
+printf 'int ncclGetVersion(int *v);\nint nccl_version(void) { int v; return ncclGetVersion(&v); }\n' > "$scratch/nccltorch.c"
+gcc -shared -fPIC -o "$sp/nccltorch/_C.so" "$scratch/nccltorch.c" -L"$sp/nvidia/nccl/lib" -l:libnccl.so.2 \
+  -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../nvidia/nccl/lib'
+dist_info nvidia-nccl-cu12 2.27.3 "" nvidia/nccl/lib/libnccl.so.2
+dist_info nccltorch 2.8.0 'nvidia-nccl-cu12==2.27.3; platform_system == "Linux"' nccltorch/_C.so
+expect_status 1 env LD_LIBRARY_PATH="$nccl_opt:$clean" "$CONDACUDA" doctor -p "$env" --json > "$scratch/nccl.json"
+f='[f for f in j["findings"] if f["code"] == "requirement-mismatch"]'
+expect_eq "$(json "$scratch/nccl.json" "[x['title'] for x in $f]")" \
+  "['nccltorch requires nvidia-nccl-cu12==2.27.3, but the nccl that loads is 2.21.5']" "the NCCL mismatch"
+case "$(json "$scratch/nccl.json" "' | '.join(${f}[0]['evidence'])")" in
+  *"embedded string 'NCCL version 2.21.5+cuda12.4'"*) ;; *) fail "the NCCL evidence: $(json "$scratch/nccl.json" "${f}[0]['evidence']")" ;;
+esac
+LD_LIBRARY_PATH=$clean "$CONDACUDA" doctor -p "$env" > /dev/null || fail "doctor with the env's own NCCL"
+
+note "conda: a package's depends (cudnn >=9.10,<10.0a0) against the system cuDNN 9.1.0"
+mkdir -p "$env/lib"
+printf 'unsigned long cudnnGetVersion(void);\nunsigned long conda_cudnn(void) { return cudnnGetVersion(); }\n' > "$scratch/conda.c"
+gcc -shared -fPIC -o "$env/lib/libcondatorch_cudnn.so" "$scratch/conda.c" -L"$sp/nvidia/cudnn/lib" -l:libcudnn.so.9 \
+  -Wl,--enable-new-dtags,-rpath,"\$ORIGIN/${sp#"$env"/lib/}/nvidia/cudnn/lib"
+printf '{"name": "condatorch", "version": "2.8.0", "build": "cuda_0", "files": ["lib/libcondatorch_cudnn.so"], "depends": ["cudnn >=9.10,<10.0a0", "python_abi 3.11.* *_cp311"]}\n' \
+  > "$env/conda-meta/condatorch-2.8.0-cuda_0.json"
+expect_status 1 env LD_LIBRARY_PATH="$opt:$clean" "$CONDACUDA" doctor -p "$env" --json > "$scratch/conda.json"
+expect_eq "$(json "$scratch/conda.json" "sorted(set(x['title'] for x in $f if x['title'].startswith('condatorch')))")" \
+  "['condatorch requires cudnn >=9.10,<10.0a0, but the cudnn that loads is 9.1.0']" "the conda mismatch"
+expect_eq "$(json "$scratch/conda.json" "[a for x in $f if x['title'].startswith('condatorch') for a in x['affects']]")" \
+  "['lib/libcondatorch_cudnn.so']" "the conda consumer"
+LD_LIBRARY_PATH=$clean "$CONDACUDA" doctor -p "$env" > /dev/null || fail "doctor with the env's own cuDNN"
+
+note "a module path: one shadowed finding per path entry, each library with both versions"
+mod=$scratch/mod-cuda-12.1/lib64
+mkdir -p "$mod"
+gcc -shared -fPIC -Wl,-soname,libcudart.so.12 -o "$mod/libcudart.so.12.1.105" "$CONDACUDA_SOURCE_DIR/examples/demo-env/src/cudart.c"
+ln -s libcudart.so.12.1.105 "$mod/libcudart.so.12"
+cp -P "$opt/libcudnn.so.9" "$opt/libcudnn.so.9.1.0" "$mod/"
+LD_LIBRARY_PATH=$mod:$nccl_opt:$clean "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json" || true
+s='[f for f in j["findings"] if f["code"] == "shadowed"]'
+expect_eq "$(json "$scratch/module.json" "sorted(x['via_entry'] for x in $s)")" "$(printf "['%s', '%s']" "$mod" "$nccl_opt")" \
+  "one shadowed finding per path entry"
+expect_eq "$(json "$scratch/module.json" "[x['title'] for x in $s if x['via_entry'] == '$mod']")" \
+  "[\"LD_LIBRARY_PATH entry '$mod' shadows 2 of the env's libraries\"]" "the module entry's title"
+lines=$(json "$scratch/module.json" "' | '.join(e for x in $s for e in x['evidence'])")
+for want in "libcudart.so.12: $mod/libcudart.so.12, version 12.1.105 (file name libcudart.so.12.1.105); the env has" \
+            "(nvidia-cuda-runtime-cu12 12.1.105)" "libcudnn.so.9: $mod/libcudnn.so.9, version 9.1.0 (file name libcudnn.so.9.1.0)" \
+            "libnccl.so.2: $nccl_opt/libnccl.so.2, version 2.21.5 (embedded string 'NCCL version 2.21.5+cuda12.4')"; do
+  case "$lines" in *"$want"*) ;; *) fail "the shadowed evidence lacks '$want': $lines" ;; esac
+done
 note "ok"
