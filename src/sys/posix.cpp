@@ -41,6 +41,16 @@ std::string temporary_name(const std::string& name) {
   return name + std::string(temporary_marker) + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
+Status write_all(int fd, std::string_view content, const char* what, const std::string& path) {
+  for (std::size_t done = 0; done < content.size();) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno_error(errno, what, path);
+    done += static_cast<std::size_t>(n);
+  }
+  return ok_status();
+}
+
 namespace {
 // The error of the call that just failed (errno), after removing the temporary.
 Status fail_removing(int dir, const std::string& tmp, const std::string& shown, const char* what) {
@@ -69,11 +79,9 @@ Status write_file_at(int dir, const std::string& name, std::string_view content,
     if (!f.valid() && (errno != EEXIST || attempt > 100))
       return errno_error(errno, "cannot create a temporary file next to it", shown);
   }
-  for (std::size_t done = 0; done < content.size();) {
-    ssize_t n = ::write(f.get(), content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail_removing(dir, tmp, shown, "cannot write");
-    done += static_cast<std::size_t>(n);
+  if (auto written = write_all(f.get(), content, "cannot write", shown); !written) {
+    ::unlinkat(dir, tmp.c_str(), 0);
+    return written;
   }
   if (::fchmod(f.get(), mode) != 0 || ::fsync(f.get()) != 0) return fail_removing(dir, tmp, shown, "cannot write");
   if (::close(f.release()) != 0) return fail_removing(dir, tmp, shown, "cannot write");
@@ -124,13 +132,7 @@ Status write_in_place(const std::string& path, std::string_view content) {
                           : errno_error(errno, "cannot open to write", path);
   const int flags = ::fcntl(f.get(), F_GETFL);
   if (flags >= 0) ::fcntl(f.get(), F_SETFL, flags & ~O_NONBLOCK); // a slow reader is waited for, as any writer would
-  for (std::size_t done = 0; done < content.size();) {
-    ssize_t n = ::write(f.get(), content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_error(errno, "cannot write", path);
-    done += static_cast<std::size_t>(n);
-  }
-  return ok_status();
+  return write_all(f.get(), content, "cannot write", path);
 }
 } // namespace
 

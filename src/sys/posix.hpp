@@ -35,6 +35,10 @@ ErrorCode error_code_for_errno(int e);
 // "<what>: <strerror(e)>" about `path`, with the code above.
 Error errno_error(int e, std::string_view what, const std::string& path);
 
+// Writes all of `content` to the open `fd` (retrying short writes and EINTR);
+// an error names `path` with `what` ("cannot write").
+Status write_all(int fd, std::string_view content, const char* what, const std::string& path);
+
 // Every temporary file or link condacuda creates is named
 // "<target><temporary_marker><unique>" in the target's folder.
 inline constexpr std::string_view temporary_marker = ".condacuda-tmp-";

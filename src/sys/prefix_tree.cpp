@@ -321,13 +321,7 @@ Status PrefixTree::append_file(const std::string& rel, std::string_view text) {
   struct stat st {};
   if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return make_error(ErrorCode::conflict, "is not a regular file: condacuda does not write to it", shown);
-  for (std::size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(f.get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno_error(errno, "cannot append to", shown);
-    done += static_cast<std::size_t>(n);
-  }
-  return ok_status();
+  return write_all(f.get(), text, "cannot append to", shown);
 }
 
 Status PrefixTree::remove_file(const std::string& rel) {
