@@ -122,10 +122,11 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   // activation (`module load`) are searched first by every process it starts.
   std::vector<std::string> in_front;
   if (!options.ld_library_path.is_given()) {
-    const launch::HookPlacement placement = launch::hook_placement(sys::this_shell(options.env.prefix));
+    const launch::ShellState shell = sys::this_shell(options.env.prefix);
+    const launch::HookPlacement placement = launch::hook_placement(shell);
     if (placement.active && !placement.in_front.empty()) {
       in_front = placement.in_front;
-      inputs->config.ld_library_path = sys::this_shell(options.env.prefix).ld_library_path;
+      inputs->config.ld_library_path = shell.ld_library_path;
     }
   }
   if (options.driver) {

@@ -1,6 +1,5 @@
 #include "app/repair.hpp"
 
-#include <algorithm>
 #include <set>
 
 #include "app/doctor_inputs.hpp"
@@ -52,11 +51,7 @@ std::string cannot_repair_reason(const RepairOutcome& o, const RepairOptions& op
     if (s.required && !s.passes()) failing += std::string(failing.empty() ? "" : "; ") + s.name + " (" + s.description + ")";
   std::string out = "the plan does not make every root load, or every import order work, in: " + failing + ".";
   if (o.plan.unpinnable.empty()) return out + " See the failing situations above.";
-  const bool links_out = std::any_of(o.plan.unpinnable.begin(), o.plan.unpinnable.end(), [](const repair::UnpinnableRoot& u) {
-    return u.why.find("symlink that leads out of the env") != std::string::npos;
-  });
   out += " Ways out: launch with `condacuda run -p " + options.env.prefix + " -- CMD` (it sets LD_LIBRARY_PATH)";
-  if (links_out) out += "; reinstall the packages as copies (uv: `--link-mode=copy` or UV_LINK_MODE=copy), so they can be pinned";
   if (is_venv(options.env)) out += "; take the outside folders off LD_LIBRARY_PATH before launching";
   else out += "; or repair without --pin, which fixes activated launches only";
   return out;
