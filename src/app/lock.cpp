@@ -1,5 +1,7 @@
 #include "app/lock.hpp"
 
+#include "doctor/grouping.hpp"
+
 #include <algorithm>
 
 #include "app/doctor.hpp"
@@ -82,20 +84,20 @@ Result<LockCheck> check_lock(const lock::Lockfile& locked, const env::EnvRecord&
   if (!report) return as_bad_input(report.error());
   out.loads.ld_library_path = report->inputs.base_ld_library_path;
   std::vector<lock::LoadFailure> found;
-  for (const auto& f : report->findings) {
+  doctor::for_each_cause(report->findings, [&](const doctor::Finding& f) {
     // A locked component whose copy here is not the version a package
     // requires: the lock's entry is the env's copy that would satisfy.
     if (f.severity == doctor::Severity::error && f.code == doctor::code::requirement_mismatch && !f.expected.empty()) {
       found.push_back({f.expected, "", f.code, f.first_error, f.fix});
-      continue;
+      return;
     }
-    if (f.severity != doctor::Severity::error || !is_load_error(f.code)) continue;
+    if (f.severity != doctor::Severity::error || !is_load_error(f.code)) return;
     for (const auto& file : f.affects) {
       auto root = std::find_if(report->roots.begin(), report->roots.end(), [&](const doctor::RootResult& r) { return r.file == file; });
       std::string first = root != report->roots.end() && !root->first_error.empty() ? root->first_error : f.first_error;
       found.push_back({file, root != report->roots.end() ? root->component : "", f.code, first, f.fix});
     }
-  }
+  });
   out.loads.failures = lock::locked_load_failures(locked, found);
   out.outcome = lock::check_outcome(out.diff, out.loads);
   return out;

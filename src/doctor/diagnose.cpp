@@ -49,7 +49,6 @@ private:
   std::map<std::string, Finding> groups_;
   std::vector<std::string> order_;
   std::set<std::string> blamed_; // files already named by an error finding
-  std::map<std::string, std::vector<std::string>> shadowed_; // a shadowed finding's key -> the outside copies it lists
 
   bool inside_env(const std::string& path) const { return normal(path).rfind(prefix_ + "/", 0) == 0; }
   std::string shown(const std::string& path) const {
@@ -237,7 +236,8 @@ private:
     if (provider) {
       f.title = e.library + " from " + (inside_env(f.resolved) ? "the env" : shown(f.resolved)) + " lacks " + f.symbols +
                 (f.version.empty() ? "" : " (version " + f.version + ")");
-      f.evidence.push_back("loaded for " + e.library + ": " + shown(f.resolved));
+      f.evidence.push_back("loaded for " + e.library + ": " + shown(f.resolved) +
+                           (inside_env(f.resolved) ? "" : ", version " + outside_evidence(f.resolved, e.library)));
       f.evidence.push_back("found through " + via_phrase(provider->via, provider->via_element));
     } else {
       f.title = "undefined symbol " + f.symbols + " in " + shown(referrer);
@@ -299,34 +299,21 @@ private:
       if (!lib) continue;
       std::string path = normal(o.name);
       if (blamed_.count(path)) continue;
-      // One finding per cause (the LD_LIBRARY_PATH entry, RPATH or cache
-      // that shadows), listing every library it shadows with both versions.
-      const std::string key = "shadowed\n" + std::string(loader::to_string(o.via)) + "\n" + o.via_element;
-      Finding& f = group(key, code::shadowed, Severity::warning);
-      auto& copies = shadowed_[key];
-      if (copies.empty()) {
+      // One finding per copy; doctor/grouping.hpp makes one per cause (the
+      // LD_LIBRARY_PATH entry, RPATH or cache that shadows) of them.
+      Finding& f = group("shadowed\n" + path, code::shadowed, Severity::warning);
+      if (f.title.empty()) {
         f.library = *o.soname;
         f.resolved = path;
         f.via = loader::to_string(o.via);
         f.via_entry = o.via_element;
         expect_env_file(f, *o.soname);
-        f.evidence = {"found through " + via_phrase(o.via, o.via_element)};
-        f.fix = put_env_first(" so the env's own copies are found first");
-      }
-      if (std::find(copies.begin(), copies.end(), path) == copies.end()) {
-        copies.push_back(path);
-        Finding env_copy;
-        expect_env_file(env_copy, *o.soname);
-        f.evidence.push_back(*o.soname + ": " + path + ", version " + outside_evidence(path, *o.soname) + "; the env has " +
-                             env_copy.expected +
-                             (env_copy.expected_package.empty() ? "" : " (" + env_copy.expected_package + ")"));
         const std::string version = outside_version(path, *o.soname);
-        f.title = copies.size() == 1
-                      ? *o.soname + " comes from " + path + (version.empty() ? "" : " (" + version + ")") + ", not from the env"
-                      : (o.via == FoundVia::ld_library_path ? "LD_LIBRARY_PATH entry '" + o.via_element + "'"
-                                                             : via_phrase(o.via, o.via_element)) +
-                            " shadows " + std::to_string(copies.size()) +
-                            " of the env's libraries";
+        f.title = *o.soname + " comes from " + path + (version.empty() ? "" : " (" + version + ")") + ", not from the env";
+        f.evidence = {"found through " + via_phrase(o.via, o.via_element),
+                      *o.soname + ": " + path + ", version " + outside_evidence(path, *o.soname) + "; the env has " +
+                          f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
+        f.fix = put_env_first(" so the env's own copies are found first");
       }
       add_affected(f, root);
     }
@@ -405,7 +392,7 @@ private:
       f.title = *o.soname + " comes from " + path + ", a CUDA " + std::to_string(major->first) +
                 " library, into a CUDA " + std::to_string(env_major) + " env";
       f.evidence = {"found through " + via_phrase(o.via, o.via_element),
-                    "it belongs to CUDA " + std::to_string(major->first) + ": " + major->second,
+                    *o.soname + " belongs to CUDA " + std::to_string(major->first) + ": " + major->second,
                     "the env's CUDA libraries are CUDA " + std::to_string(env_major) +
                         "; the loader accepts it (same soname), the CUDA runtime may not"};
       if (lost) {

@@ -6,6 +6,7 @@
 
 #include "doctor/alignment_findings.hpp"
 #include "doctor/diagnose.hpp"
+#include "doctor/grouping.hpp"
 #include "doctor/import_order.hpp"
 
 namespace condacuda::doctor {
@@ -108,6 +109,7 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   for (const auto& u : in.inventory.unusable) add_root(u.file, "library", u.component);
   report.findings = diagnose(report, files);
   for (auto& f : check_requirements(report, files)) report.findings.push_back(std::move(f));
+  report.findings = group_by_cause(std::move(report.findings));
   if (!report.host_error) {
     // Roots that load alone but not after another one (one process, many imports).
     for (auto& f : import_order_findings(report, sim, host, files)) report.findings.push_back(std::move(f));

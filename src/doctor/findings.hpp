@@ -64,6 +64,9 @@ struct Finding {
   std::vector<std::string> affects;  // roots that fail or are affected (prefix-relative)
   std::string first_error;           // the loader's text for the first affected root
   std::string fix;
+  // The findings this one stands for when several have one cause
+  // (doctor/grouping.hpp); empty when it stands alone.
+  std::vector<Finding> parts;
 };
 
 } // namespace condacuda::doctor

@@ -39,6 +39,11 @@ Json finding_json(const doctor::Finding& f) {
   j.set("affects", strings(f.affects));
   j.set("first_error", optional_string(f.first_error));
   j.set("fix", f.fix);
+  if (!f.parts.empty()) {
+    Json parts = Json::array();
+    for (const auto& p : f.parts) parts.push(finding_json(p));
+    j.set("parts", parts);
+  }
   return j;
 }
 

@@ -60,14 +60,15 @@ def main():
             # A requirement mismatch: the loader maps it (a dlopen works), the
             # package's import raises on the version (doctor's "fails").
             predicted = None
-        ok = (real is None) == (root["verdict"] == "loads" or bool(root.get("requirement"))) and real == predicted
+        maps = root["verdict"] == "loads" or bool(root.get("requirement"))  # what the loader itself does
+        ok = (real is None) == maps and real == predicted
         line = "%s %-6s %s" % ("same" if ok else "DIFF", root["verdict"], root["file"])
         if not ok:
             line += "\n     doctor: %s\n     real:   %s" % (predicted, real)
             bad += 1
         if args.ldd and ".cpython-" not in root["file"] and "abi3" not in root["file"]:
             lf = ldd_fails(path)
-            if lf != (root["verdict"] == "fails"):
+            if lf == maps:
                 line += "\n     ldd -r disagrees: ldd says %s" % ("fails" if lf else "loads")
                 bad += 1
         print(line)

@@ -31,14 +31,14 @@ gcc -shared -fPIC -Wl,-soname,libcusparse.so.12 -Wl,--no-as-needed -Wl,--enable-
   -o "$cuda13/libcusparse.so.12" "$scratch/sparse13.c" -L"$cuda13" -l:libnvJitLink.so.13
 
 foreign() { # JSON: the foreign-cuda-major findings as "severity library major-line"
-  json "$1" '[(f["severity"], f["resolved_path"], [e for e in f["evidence"] if e.startswith("it belongs")][0]) for f in j["findings"] if f["code"] == "foreign-cuda-major"]'
+  json "$1" '[(f["severity"], f["resolved_path"], [e for e in f["evidence"] if " belongs to CUDA " in e][0]) for f in j["findings"] if f["code"] == "foreign-cuda-major"]'
 }
 
 note "the env has its own cuSPARSE: a warning"
 # (exit 1: the env's own cuSPARSE, unrepaired, cannot reach its nvJitLink: the seed)
 expect_status 1 env LD_LIBRARY_PATH="$cuda13" "$CONDACUDA" doctor -p "$env" --json > "$scratch/kept.json"
 expect_eq "$(foreign "$scratch/kept.json")" \
-  "[('warning', '$cuda13/libcusparse.so.12', 'it belongs to CUDA 13: it needs libnvJitLink.so.13')]" "with the env's copy"
+  "[('warning', '$cuda13/libcusparse.so.12', 'libcusparse.so.12 belongs to CUDA 13: it needs libnvJitLink.so.13')]" "with the env's copy"
 
 note "pip uninstall nvidia-cusparse-cu12: the import works, doctor says it is CUDA 13"
 dist=$(echo "$sp"/nvidia_cusparse_cu12-*.dist-info)
@@ -46,7 +46,7 @@ while IFS=, read -r rel _; do rm -f "$sp/$rel"; done < "$dist/RECORD"
 expect_eq "$(LD_LIBRARY_PATH=$cuda13 "$py" -c "$import")" "sparse 12100" "the loader accepts it"
 expect_status 1 env LD_LIBRARY_PATH="$cuda13" "$CONDACUDA" doctor -p "$env" --json > "$scratch/lost.json"
 expect_eq "$(foreign "$scratch/lost.json")" \
-  "[('error', '$cuda13/libcusparse.so.12', 'it belongs to CUDA 13: it needs libnvJitLink.so.13')]" "the env lost its copy"
+  "[('error', '$cuda13/libcusparse.so.12', 'libcusparse.so.12 belongs to CUDA 13: it needs libnvJitLink.so.13')]" "the env lost its copy"
 expect_eq "$(json "$scratch/lost.json" '[f["fix"] for f in j["findings"] if f["code"] == "foreign-cuda-major"][0]')" \
   "install libcusparse.so.12 into the env (pip: nvidia-cusparse-cu12, or the conda package of that component)" "the fix"
 
@@ -57,8 +57,8 @@ if [ -n "$cache" ]; then
   expect_status 1 env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --json > "$scratch/cache.json"
   expect_eq "$(json "$scratch/cache.json" '[(f["resolved_path"], f["via"]) for f in j["findings"] if f["code"] == "foreign-cuda-major"]')" \
     "[('$cache', 'ld_so_cache')]" "the cached CUDA 13 cuSPARSE"
-  expect_eq "$(json "$scratch/cache.json" '[e for f in j["findings"] if f["code"] == "foreign-cuda-major" for e in f["evidence"] if e.startswith("it belongs")]')" \
-    "['it belongs to CUDA 13: it needs libnvJitLink.so.13']" "judged by what it needs"
+  expect_eq "$(json "$scratch/cache.json" '[e for f in j["findings"] if f["code"] == "foreign-cuda-major" for e in f["evidence"] if " belongs to CUDA " in e]')" \
+    "['libcusparse.so.12 belongs to CUDA 13: it needs libnvJitLink.so.13']" "judged by what it needs"
 else
   note "no CUDA 13 libcusparse.so.12 in this machine's ld.so.cache: that part is skipped"
 fi

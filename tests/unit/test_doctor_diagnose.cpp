@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor/diagnose.hpp"
+#include "doctor/grouping.hpp"
 #include "support/demo_env.hpp"
 #include "support/fixture.hpp"
 #include "support/oracle.hpp"
@@ -26,10 +27,12 @@ doctor::DoctorReport doctor_of(const std::string& prefix, std::optional<std::str
   return doctor::run_doctor(demo_env::inputs(prefix, files, std::move(llp)), files);
 }
 
+// The findings with `code` as diagnosed: a group's parts (doctor/grouping.hpp) one by one.
 std::vector<doctor::Finding> with_code(const doctor::DoctorReport& r, const std::string& code) {
   std::vector<doctor::Finding> out;
-  for (const auto& f : r.findings)
+  doctor::for_each_cause(r.findings, [&](const doctor::Finding& f) {
     if (f.code == code) out.push_back(f);
+  });
   return out;
 }
 
@@ -93,7 +96,7 @@ TEST_CASE("the fixture fails for real as doctor says: the dlopen probe gets the 
   CHECK(real.error == root(report, demo_env::consumer).first_error);
 }
 
-TEST_CASE("two independent shadowing libraries are two findings, each with its own roots") {
+TEST_CASE("two libraries one folder shadows are one finding for the folder, each part with its own roots") {
   // The system folder also holds an older cudart that lacks cudaNewApi, which
   // a third consumer needs (versioned, like nvJitLink's entry points).
   TempDir t("diag-two");
@@ -124,6 +127,19 @@ TEST_CASE("two independent shadowing libraries are two findings, each with its o
   CHECK(rt.expected == demo_env::cudart);
   CHECK(rt.expected_satisfies);
   CHECK(rt.affects == std::vector<std::string>{third});
+  // One cause, one finding: the folder, every library it shadows, one fix.
+  std::vector<const doctor::Finding*> from_system;
+  for (const auto& f : report.findings)
+    if (f.via_entry == seed.system) from_system.push_back(&f);
+  REQUIRE(from_system.size() == 1);
+  const auto& group = *from_system.front();
+  CHECK(group.severity == doctor::Severity::error);
+  int undefined = 0;
+  for (const auto& part : group.parts) undefined += part.code == doctor::code::undefined_symbol ? 1 : 0;
+  CHECK(undefined == 2);
+  CHECK(group.code == doctor::code::undefined_symbol);
+  CHECK(group.title.find("LD_LIBRARY_PATH entry '" + seed.system + "' shadows 2 of the env's libraries") == 0);
+  CHECK(group.affects.size() == 4);
 }
 
 TEST_CASE("a library nothing provides is a not-found finding with an install hint") {
