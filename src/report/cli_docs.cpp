@@ -83,13 +83,20 @@ _condacuda_words() {
   local word
   while IFS= read -r word; do COMPREPLY+=("$word"); done < <(compgen -W "$1" -- "$2")
 }
+# Command names on PATH starting with $1 (typed so far: $2), put into
+# COMPREPLY as data: through `compgen -W` a name such as zz$(touch x) (a file
+# in an activated env's bin/) would be expanded, and run.
+_condacuda_commands() {
+  local name
+  while IFS= read -r name; do _condacuda_reply "$name" "$2"; done < <(compgen -c -- "$1")
+}
 # The words after `--` (from word $1 on) form a command line of their own:
 # its command, then what that command's completion offers (bash-completion),
 # else file names. $2, $3: the word being completed, dequoted and as typed.
 _condacuda_command() {
   if declare -F _comp_command_offset >/dev/null; then _comp_command_offset "$1"
   elif declare -F _command_offset >/dev/null; then _command_offset "$1"
-  elif ((COMP_CWORD == $1)); then _condacuda_words "$(compgen -c -- "$2")" "$2"
+  elif ((COMP_CWORD == $1)); then _condacuda_commands "$2" "$3"
   else _condacuda_paths -f "$2" "$3"
   fi
 }

@@ -50,6 +50,15 @@ expect "a path under ~ keeps its ~" "$(HOME=$COMPLETION_CWD bash_complete condac
 
 got=$(bash_complete condacuda run alpha-env -- condacuda-test-)
 expect "a command after run ENV --" "$got" condacuda-test-tool
+# A command name is data: an executable named zz$(touch ...) on PATH (an
+# activated env's bin/) completes as that name and runs nothing (issue 26).
+planted='zz$(touch PWNED)'
+printf '#!/bin/sh\nexit 0\n' > "$COMPLETION_BIN/$planted"
+chmod +x "$COMPLETION_BIN/$planted"
+got=$(bash_complete condacuda run alpha-env -- zz)
+[ ! -e PWNED ] || { echo "FAIL: completing a command name ran what the name holds"; exit 1; }
+expect "the planted name, quoted as data" "$got" 'zz\$\(touch\ PWNED\)'
+rm -f "$COMPLETION_BIN/$planted"
 got=$(bash_complete condacuda run alpha-env -- '')
 expect_not "no env names or options after run ENV --" "$got" alpha-env beta-env --help
 expect "env names before --" "$(bash_complete condacuda run al)" alpha-env
