@@ -170,7 +170,9 @@ PosixFastPath posix_fast_path(const std::vector<std::string>& folders) {
     out.check += ' ' + (w == base_folder ? std::string("\"$_condacuda\"") : posix_prefixed(w)) + " -nt " +
                  std::string(posix_stamp);
   }
-  out.check += " ]";
+  // The record gone is stale too; only bash's -nt is true when its right
+  // operand is missing (dash's and zsh's are false), so it is tested apart.
+  out.check += " -o ! -d " + std::string(posix_stamp) + " ]";
   return out;
 }
 
@@ -221,16 +223,15 @@ std::string csh_entries(const std::vector<std::string>& folders) {
 // in the stored template it is a placeholder line, which shellcheck accepts.
 // Always: SC3013, `-nt` is not POSIX but a builtin of every shell that sources the
 // hook (bash, dash, zsh, ksh, busybox); SC2086, export's words are assignments (see
-// the fast path's comment). With several watched folders SC2166: `[ A -nt S -o B -nt
-// S ]` is well defined here, each operand starting with "$CONDA_PREFIX"/ or
-// "$_condacuda", so none reads as an operator.
+// the fast path's comment); SC2166: `[ A -nt S -o ! -d S ]` is well defined here,
+// each operand starting with "$CONDA_PREFIX"/ or "$_condacuda", so none reads as
+// an operator.
 // The line is parsed at every activation: only the codes these folders need.
 std::string posix_shellcheck_directive(const std::vector<std::string>& folders) {
   const bool quoted = std::any_of(folders.begin(), folders.end(),
                                   [](const std::string& f) { return posix_word_part(f) != f; });
-  const bool several = watched_folders(folders).size() > 1;
   return std::string("# shellcheck shell=sh disable=") + (quoted ? "SC2016,SC2086,SC2089,SC2090" : "SC2086") +
-         (several ? ",SC2166" : "") + ",SC3013";
+         ",SC2166,SC3013";
 }
 
 std::string entries_for(Shell shell, const std::vector<std::string>& folders) {

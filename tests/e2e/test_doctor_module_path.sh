@@ -16,8 +16,9 @@ unset CONDACUDA_HOOK_STATE
 env=$scratch/jax
 make_cuda13_env "$env" || skip "no /usr/local/cuda/dist-info on this machine"
 sp=$(echo "$env"/lib/python3*/site-packages)
-[ -e "$sp/nvidia/cudnn/lib/libcudnn.so.9" ] && [ -e "$sp/nvidia/nccl/lib/libnccl.so.2" ] ||
+if [ ! -e "$sp/nvidia/cudnn/lib/libcudnn.so.9" ] || [ ! -e "$sp/nvidia/nccl/lib/libnccl.so.2" ]; then
   skip "the CUDA 13 wheels here have no nvidia/cudnn or nvidia/nccl"
+fi
 cu13=$sp/nvidia/cu13/lib
 cuda121=$scratch/opt/cuda-12.1/lib64 cudnn=$scratch/opt/cudnn/lib nccl=$scratch/opt/nccl/lib
 mkdir -p "$cuda121" "$cudnn" "$nccl"

@@ -54,6 +54,20 @@ backdate_repair() {
 backdate_repair
 expect_quiet_activation "repair ten seconds old"
 
+note "the repair's record removed (rm -rf etc/condacuda): every shell says so"
+# dash's `[ A -nt B ]` is false when B is missing, so its fast path used to
+# return before the record was checked (issue 26): each shell, tcsh included.
+norecord=$scratch/norecord
+cp -a "$env" "$norecord"
+rm -rf "$norecord/etc/condacuda"
+missing="condacuda: etc/condacuda, the record of this env's CUDA repair, is missing; to update it: condacuda repair -p \"$norecord\" (CONDACUDA_QUIET=1 hides this)"
+for sh in "${shells[@]}"; do expect_eq "$(activation_stderr "$sh" "$norecord")" "$missing" "$sh, no record"; done
+if command -v tcsh > /dev/null; then
+  out=$({ tcsh -c 'setenv CONDA_PREFIX "$1"; source "$CONDA_PREFIX/etc/conda/activate.d/condacuda.csh"' "$norecord" > /dev/null; } 2>&1)
+  expect_eq "$out" "$missing" "tcsh, no record"
+elif [ -n "${CI:-}" ]; then fail "tcsh is not installed"; fi
+rm -rf "$norecord"
+
 note "a CUDA wheel and its consumer installed after the repair"
 mkdir -p "$sp/nvidia/cublas/lib"
 printf 'int cublasCreate_v2(void) { return 0; }\n' > "$scratch/cublas.c"
