@@ -126,7 +126,7 @@ TEST_CASE("rendered hooks: version, entries in order, no placeholder, no absolut
   REQUIRE(sh);
   CHECK(contains(sh->content, "\n    _condacuda=$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/cusparse/lib:"
                               "$CONDA_PREFIX/lib/python3.11/site-packages/nvidia/nvjitlink/lib\n"));
-  CHECK(contains(sh->content, "# shellcheck shell=sh disable=SC2086,SC3013\n")); // plain folders need no directive
+  CHECK(contains(sh->content, "# shellcheck shell=sh disable=SC2086,SC2166,SC3013\n")); // plain folders: no quoting codes
   CHECK_FALSE(has_command_substitution(sh->content));
   CHECK(has_command_substitution("x=$(date)\n"));
   CHECK_FALSE(has_command_substitution("# `comment`\nn=$((n + 1))\n"));
@@ -174,7 +174,7 @@ TEST_CASE("sh hooks: the common case is the first command, which ends the sourci
                  "\n  _condacuda=$CONDA_PREFIX/lib/python3.12/site-packages/nvidia\n  export CONDACUDA_HOOK_STATE="));
   CHECK(contains((*files)[0].content, "LD_LIBRARY_PATH=$_condacuda/cusparse/lib:$_condacuda/nvjitlink/lib:$_condacuda/cublas/lib"
                                       "${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n"
-                                      "  [ \"$_condacuda\" -nt \"$CONDA_PREFIX/etc/condacuda\" ] || return 0\nesac\n"));
+                                      "  [ \"$_condacuda\" -nt \"$CONDA_PREFIX/etc/condacuda\" -o ! -d \"$CONDA_PREFIX/etc/condacuda\" ] || return 0\nesac\n"));
 }
 
 TEST_CASE("watched_folders: the wheels' namespace folder, CUDA 13's shared folder, any other folder itself") {
@@ -198,7 +198,8 @@ TEST_CASE("sh hooks: one staleness test for every watched folder, its line in th
   CHECK(contains(sh, "\n  _condacuda=$CONDA_PREFIX/lib\n"));
   CHECK(contains(sh, "LD_LIBRARY_PATH=$_condacuda:$_condacuda/python3.12/site-packages/nvidia/cu13/lib${"));
   CHECK(contains(sh, "\n  [ \"$_condacuda\" -nt \"$CONDA_PREFIX/etc/condacuda\" -o "
-                     "\"$CONDA_PREFIX\"/lib/python3.12/site-packages/nvidia/cu13/lib -nt \"$CONDA_PREFIX/etc/condacuda\" ] || return 0\n"));
+                     "\"$CONDA_PREFIX\"/lib/python3.12/site-packages/nvidia/cu13/lib -nt \"$CONDA_PREFIX/etc/condacuda\" -o ! -d "
+                    "\"$CONDA_PREFIX/etc/condacuda\" ] || return 0\n"));
   CHECK(sh.starts_with("# shellcheck shell=sh disable=SC2086,SC2166,SC3013\n"));
   CHECK(contains(sh, "|| _condacuda='lib/python3.12/site-packages/nvidia/cu13/lib changed after the repair"));
   CHECK(contains((*files)[2].content, "for watched in 'lib' 'lib/python3.12/site-packages/nvidia/cu13/lib'\n"));
