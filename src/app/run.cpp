@@ -4,12 +4,30 @@
 #include <cstdlib>
 
 #include "app/activation.hpp"
+#include "loader/path_list.hpp"
 #include "sys/child_process.hpp"
 #include "sys/posix.hpp"
 
 namespace condacuda::app {
 
+namespace {
+// PATH splits on ':', LD_LIBRARY_PATH on ':' and ';' (glibc elf/dl-load.c,
+// _dl_init_paths), neither with an escape: a prefix '/x/p:y' would put the
+// folder y/bin, relative to wherever the command runs, on PATH, and '/x/s;y'
+// a relative library folder. Such a prefix is refused, with its cause.
+Status check_prefix(const env::EnvRecord& env) {
+  if (!loader::fits_path_list(env.prefix))
+    return make_error(ErrorCode::unsupported,
+                      "the env's path contains ':' or ';', which separate the entries of PATH and LD_LIBRARY_PATH: the "
+                      "command would search folders relative to the current directory. Move the env to a path without "
+                      "them (`conda rename`, or a new env)",
+                      env.prefix);
+  return ok_status();
+}
+} // namespace
+
 Result<std::optional<std::string>> run_ld_library_path(const env::EnvRecord& env) {
+  if (auto status = check_prefix(env); !status) return status.error();
   auto activated = activated_ld_library_path(env);
   if (!activated) return activated.error();
   return activated->value;

@@ -58,12 +58,18 @@ private:
   std::string env_command() const { return "condacuda repair -p '" + report_.inputs.env.prefix + "'"; }
 
   // The fix that puts the env's folders first on LD_LIBRARY_PATH: its hook,
-  // unless the prefix cannot be written into a path list at all.
-  std::string put_env_first(const std::string& why) const {
+  // unless the prefix, or the folder of the env's copy (`env_file`,
+  // prefix-relative), cannot be written into a path list at all.
+  std::string put_env_first(const std::string& why, const std::string& env_file = "") const {
     const std::string& prefix = report_.inputs.env.prefix;
     if (!loader::fits_path_list(prefix))
       return "move the env to a path without ':' or ';' (`conda rename`, or a new env): LD_LIBRARY_PATH cannot hold '" +
              prefix + "', those characters separate its entries, so no activation can put the env's folders first";
+    const std::string folder = fs::path(env_file).parent_path().string();
+    if (!loader::fits_path_list(folder))
+      return "reinstall the package that owns " + env_file + " where its folder has no ':' or ';': LD_LIBRARY_PATH "
+             "cannot hold '" + folder + "' (those characters separate its entries), so no hook can put it first and "
+             "`condacuda repair` refuses it";
     return "run `" + env_command() + "`" + why;
   }
 
@@ -256,7 +262,7 @@ private:
       const std::string at_least = f.min_release.empty() ? "" : " (release >= " + f.min_release + ")";
       const std::string package = f.expected_package.substr(0, f.expected_package.find(' '));
       f.fix = f.expected_satisfies
-                  ? put_env_first(" (the env's folders go first once activated; `condacuda run` without activation)") +
+                  ? put_env_first(" (the env's folders go first once activated; `condacuda run` without activation)", f.expected) +
                         (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
               : package.empty() ? install_hint(e.library) + at_least
                                 : "upgrade " + package + " in the env" + at_least;
@@ -286,7 +292,7 @@ private:
                       via_phrase(loader::FoundVia::not_found, "") + ")"};
     if (!f.via.empty()) f.evidence.back() = "loaded for it: " + shown(definer) + ", found through " + f.via_entry;
     f.fix = !f.expected.empty() && normal(prefix_ + "/" + f.expected) != definer
-                ? put_env_first(" so the env's " + f.expected + " is found first")
+                ? put_env_first(" so the env's " + f.expected + " is found first", f.expected)
                 : install_hint(e.library);
     add_affected(f, root);
   }
@@ -313,7 +319,7 @@ private:
         f.evidence = {"found through " + via_phrase(o.via, o.via_element),
                       *o.soname + ": " + path + ", version " + outside_evidence(path, *o.soname) + "; the env has " +
                           f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
-        f.fix = put_env_first(" so the env's own copies are found first");
+        f.fix = put_env_first(" so the env's own copies are found first", f.expected);
       }
       add_affected(f, root);
     }
@@ -400,13 +406,22 @@ private:
         f.fix = install_hint(*o.soname);
       } else {
         expect_env_file(f, *o.soname);
-        f.fix = put_env_first(" so the env's own copy is found first");
+        f.fix = put_env_first(" so the env's own copy is found first", f.expected);
       }
       add_affected(f, root);
     }
   }
 
   void path_findings() {
+    const std::string& prefix = report_.inputs.env.prefix;
+    if (!loader::fits_path_list(prefix)) {
+      Finding& f = group("unusable-prefix", code::unusable_prefix, Severity::warning);
+      f.title = "the env's path contains ':' or ';', which LD_LIBRARY_PATH cannot hold";
+      f.evidence = {"the loader splits LD_LIBRARY_PATH on ':' and ';', with no escape: '" + prefix +
+                        "' would become entries relative to the current directory",
+                    "so the env's hook leaves LD_LIBRARY_PATH as it is, and `condacuda run` refuses the env"};
+      f.fix = "move the env to a path without ':' or ';' (`conda rename`, or a new env)";
+    }
     const auto& llp = report_.inputs.config.ld_library_path;
     if (!llp || llp->empty()) return;
     auto entries = util::split(*llp, ":;");

@@ -33,6 +33,7 @@ inline constexpr const char* no_gpu_code = "no-gpu-code";
 inline constexpr const char* unverified_launch = "unverified-launch";
 inline constexpr const char* requirement_mismatch = "requirement-mismatch";
 inline constexpr const char* folders_before_hook = "folders-before-hook";
+inline constexpr const char* unusable_prefix = "unusable-prefix";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,

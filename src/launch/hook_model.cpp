@@ -16,7 +16,7 @@ std::vector<HookRecord>::iterator find_record(std::vector<HookRecord>& records, 
 } // namespace
 
 bool hook_accepts_prefix(std::string_view prefix) {
-  return !prefix.empty() && prefix.find(':') == std::string_view::npos && !has_separator(prefix);
+  return !prefix.empty() && prefix.find_first_of(":;") == std::string_view::npos && !has_separator(prefix);
 }
 
 std::optional<std::vector<HookRecord>> parse_hook_state(std::string_view state) {
@@ -101,10 +101,10 @@ std::optional<std::string> activate_ld_library_path(const std::optional<std::str
                                                     const std::vector<std::string>& folders,
                                                     const std::optional<std::string>& added_before) {
   if (folders.empty()) return current;
-  // A ':' in the prefix cannot be written into LD_LIBRARY_PATH: the hooks then
-  // leave the value alone (and say so).
+  // A ':' or ';' in the prefix cannot be written into LD_LIBRARY_PATH (the
+  // loader splits on both): the hooks then leave the value alone (and say so).
   for (const auto& f : folders)
-    if (f.find(':') != std::string::npos) return current;
+    if (f.find_first_of(":;") != std::string::npos) return current;
   std::string value = current.value_or("");
   if (added_before) remove_entries(value, *added_before);
   std::string added = util::join(folders, ":");

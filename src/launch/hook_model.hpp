@@ -31,7 +31,7 @@ inline constexpr char hook_state_fs = '\x1c';         // FS, csh scratch mark
 constexpr bool is_hook_separator(char c) { return c >= '\x1c' && c <= '\x1f'; }
 
 // Whether the hooks record an env at this prefix (else they leave LD_LIBRARY_PATH
-// alone): not empty, no ':' (LD_LIBRARY_PATH cannot carry it), no separator.
+// alone): not empty, no ':' or ';' (LD_LIBRARY_PATH cannot carry them), no separator.
 bool hook_accepts_prefix(std::string_view prefix);
 
 struct HookRecord {

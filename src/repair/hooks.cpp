@@ -42,9 +42,10 @@ Status check_folder(std::string_view folder) {
     return make_error(ErrorCode::internal, "hook folder contains a NUL byte");
   if (has_dot_dot_component(folder))
     return make_error(ErrorCode::internal, "hook folder leaves the env prefix", std::string(folder));
-  // The loader splits LD_LIBRARY_PATH on ':' and has no escape for it (ld.so(8)).
-  if (folder.find(':') != std::string_view::npos)
-    return make_error(ErrorCode::unsupported, "a folder containing ':' cannot be put on LD_LIBRARY_PATH",
+  // The loader splits LD_LIBRARY_PATH on ':' and ';' and has no escape for
+  // them (ld.so(8); glibc elf/dl-load.c, _dl_init_paths).
+  if (folder.find_first_of(":;") != std::string_view::npos)
+    return make_error(ErrorCode::unsupported, "a folder containing ':' or ';' cannot be put on LD_LIBRARY_PATH",
                       std::string(folder));
   // FS, GS, RS and US separate the hooks' state records and fields (launch/hook_model.hpp).
   if (std::any_of(folder.begin(), folder.end(), [](char c) { return is_hook_separator(c); }))

@@ -403,7 +403,7 @@ EOF_
 
 # The envs: A has a prefix with spaces, $, ' and " (and A2 is a copy of it, as
 # `conda create --clone` makes, with a non-ASCII name); W has folders with awkward
-# names; P has another package's hooks too; C has a ':' in its prefix, which no
+# names; P has another package's hooks too; C has a ':' in its prefix (C2 a ';'), which no
 # LD_LIBRARY_PATH can hold, and S an ASCII RS, which separates the hooks' records;
 # R2 holds the hooks `condacuda repair` would write for R's prefix with other folders.
 hk_make_envs() {
@@ -415,6 +415,7 @@ hk_make_envs() {
   HK_W=$root/weird
   HK_P=$root/pixi
   HK_C=$root/bad:prefix
+  HK_C2=$root/bad\;prefix
   HK_S=$root/bad$'\x1e'sep
   HK_R=$root/rerendered
   HK_R2=$root/rerendered-later
@@ -424,10 +425,11 @@ hk_make_envs() {
   hk_register_env "$HK_A2" "$sp/cusparse/lib" "$sp/nvjitlink/lib"
   hk_make_env "$HK_B" lib
   hk_make_env "$HK_W" "lib/it's" 'lib/$HOME dir' 'lib/back\slash' $'lib/new\nline' \
-    'lib/!bang' 'lib/"dq"' 'lib/`tick`' 'lib/*' 'lib/a;b&c|d'
+    'lib/!bang' 'lib/"dq"' 'lib/`tick`' 'lib/*' 'lib/a&b|c'
   hk_make_env "$HK_P" lib
   _hk_write_other_hooks "$HK_P"
   hk_make_env "$HK_C" lib
+  hk_make_env "$HK_C2" lib
   hk_make_env "$HK_S" lib
   hk_make_env "$HK_R" "$sp/cusparse/lib" "$sp/nvjitlink/lib"
   "$HK_TOOL" "$HK_R2" "$sp/cu13/lib"
@@ -629,6 +631,18 @@ hk_run_scenarios() {
     hk_expect /usr/lib
     hk_expect_clean
     hk_expect_stderr 'the env path contains ":"'
+    hk_run
+
+    # glibc splits LD_LIBRARY_PATH on ';' too: '.../bad;prefix/lib' would be
+    # '.../bad' and 'prefix/lib', relative to the cwd (issue 26).
+    hk_scenario "a prefix with a semicolon is left alone, with a warning" "$mode"
+    _hk_start one
+    hk_activate "$HK_C2"
+    hk_expect /usr/lib
+    hk_deactivate
+    hk_expect /usr/lib
+    hk_expect_clean
+    hk_expect_stderr 'or ";" (the loader splits LD_LIBRARY_PATH on both)'
     hk_run
 
     for start in unset one; do
