@@ -6,6 +6,15 @@ std::vector<std::uint64_t> runpath_tag_offsets(const ElfObject& object) {
   return object.dynamic_entry_offsets(runpath_tag);
 }
 
+std::optional<std::string> pin_refusal(const ElfObject& object) {
+  const auto runpaths = object.dynamic_entry_offsets(runpath_tag);
+  const auto rpaths = object.dynamic_entry_offsets(rpath_tag);
+  if (runpaths.empty() || rpaths.empty() || rpaths.back() < runpaths.back()) return std::nullopt;
+  return "it has a DT_RPATH entry ('" + std::string(object.dynamic().rpath.value_or("")) +
+         "', dormant beside its DT_RUNPATH) after its last DT_RUNPATH: once flipped, ld.so would keep that one, "
+         "the last DT_RPATH it reads, and not the pinned search path";
+}
+
 std::string tag_bytes(std::int64_t tag) {
   std::string out(8, '\0');
   auto v = static_cast<std::uint64_t>(tag);

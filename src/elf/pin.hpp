@@ -21,6 +21,15 @@ inline constexpr std::int64_t rpath_tag = 15;   // DT_RPATH
 // The file offsets of the DT_RUNPATH entries' tags (empty: nothing to pin).
 std::vector<std::uint64_t> runpath_tag_offsets(const ElfObject& object);
 
+// Why flipping the DT_RUNPATH entries would not leave the library the search
+// path it has now (nullopt: it would). ld.so keeps the last entry of each tag
+// it reads and ignores DT_RPATH while a DT_RUNPATH is present (glibc
+// elf/get-dynamic-info.h, _dl_get_dynamic_info: info[tag] = entry, entry by
+// entry; then "If both RUNPATH and RPATH are given, the latter is ignored").
+// Once flipped, every entry is DT_RPATH, so a DT_RPATH after the last
+// DT_RUNPATH, dormant until then, would be the one ld.so keeps.
+std::optional<std::string> pin_refusal(const ElfObject& object);
+
 // The 8 little-endian bytes of a 64-bit d_tag.
 std::string tag_bytes(std::int64_t tag);
 

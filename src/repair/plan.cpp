@@ -346,6 +346,10 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
         cannot_pin(file.path, "it has no DT_RUNPATH to pin");
         continue;
       }
+      if (auto refusal = elf::pin_refusal(*from.elf)) {
+        cannot_pin(file.path, *refusal);
+        continue;
+      }
       pinnable = true;
       if (pinned.count(file.path) || !chosen.insert(file.path).second) continue;
       PlannedPin pin{file.path, std::string(from.elf->dynamic().runpath.value_or("")), offsets, reason, file.links_out};
