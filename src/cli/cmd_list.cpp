@@ -2,6 +2,7 @@
 #include "app/info.hpp"
 #include "cli/commands.hpp"
 #include "report/info_report.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::cli {
 
@@ -14,7 +15,11 @@ Command add_list(CLI::App& root) {
   return {sub, [out, names] {
             if (*names) {
               std::string text;
-              for (const auto& name : app::list_names()) text += name + "\n";
+              // One name per line, as a completion reads them: a name that is
+              // not plain text (a newline, ESC, bytes that are not UTF-8)
+              // could not be typed back, and would break the lines.
+              for (const auto& name : app::list_names())
+                if (util::is_plain_text(name)) text += name + "\n";
               emit(text);
               return int(exit_ok);
             }

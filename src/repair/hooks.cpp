@@ -1,5 +1,7 @@
 #include "repair/hooks.hpp"
 
+#include "util/strings.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -183,7 +185,7 @@ std::string posix_stale_tests(const std::vector<std::string>& folders) {
   for (const auto& w : watched_folders(folders)) {
     if (!out.empty()) out += '\n';
     out += "  [ -n \"$_condacuda\" ] || [ ! " + posix_prefixed(w) + " -nt " + std::string(posix_stamp) +
-           " ] || _condacuda=" + quote_posix(w + " changed after the repair of this env's CUDA libraries");
+           " ] || _condacuda=" + quote_posix(util::terminal_safe(w) + " changed after the repair of this env's CUDA libraries");
   }
   return out;
 }

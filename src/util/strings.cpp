@@ -117,6 +117,17 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t pos) {
   return n;
 }
 
+bool is_plain_text(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0 || c < 0x20 || c == 0x7f) return false;
+    if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) return false; // C1 controls
+    i += n;
+  }
+  return true;
+}
+
 std::string terminal_safe(std::string_view text, const std::vector<std::string_view>& keep) {
   std::string out;
   out.reserve(text.size());

@@ -46,6 +46,10 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t pos);
 // the SGR colour sequences in `keep` (condacuda's own styling) pass through.
 std::string terminal_safe(std::string_view text, const std::vector<std::string_view>& keep = {});
 
+// Whether s is well-formed UTF-8 without control characters (a name a
+// terminal shows as it is and a line-based reader gets as one line).
+bool is_plain_text(std::string_view s);
+
 // Replaces every occurrence of `from` in s by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 

@@ -38,7 +38,7 @@ expect_stale_line() { # $1: the folder named
     out=$(activation_stderr "$sh" "$env")
     expect_eq "$(printf '%s\n' "$out" | wc -l)" 1 "$sh: one line"
     case "$out" in
-      "condacuda: $1 changed after the repair of this env's CUDA libraries; to update it: condacuda repair -p \"$env\" (CONDACUDA_QUIET=1 hides this)") ;;
+      "condacuda: $1 changed after the repair of this env's CUDA libraries; to update it: condacuda repair -p \"\$CONDA_PREFIX\" (CONDACUDA_QUIET=1 hides this)") ;;
       *) fail "$sh: stale line: $out" ;;
     esac
     expect_eq "$(CONDACUDA_QUIET=1 activation_stderr "$sh" "$env")" "" "$sh: CONDACUDA_QUIET=1 hides the line"
@@ -60,7 +60,7 @@ note "the repair's record removed (rm -rf etc/condacuda): every shell says so"
 norecord=$scratch/norecord
 cp -a "$env" "$norecord"
 rm -rf "$norecord/etc/condacuda"
-missing="condacuda: etc/condacuda, the record of this env's CUDA repair, is missing; to update it: condacuda repair -p \"$norecord\" (CONDACUDA_QUIET=1 hides this)"
+missing="condacuda: etc/condacuda, the record of this env's CUDA repair, is missing; to update it: condacuda repair -p \"\$CONDA_PREFIX\" (CONDACUDA_QUIET=1 hides this)"
 for sh in "${shells[@]}"; do expect_eq "$(activation_stderr "$sh" "$norecord")" "$missing" "$sh, no record"; done
 if command -v tcsh > /dev/null; then
   out=$({ tcsh -c 'setenv CONDA_PREFIX "$1"; source "$CONDA_PREFIX/etc/conda/activate.d/condacuda.csh"' "$norecord" > /dev/null; } 2>&1)

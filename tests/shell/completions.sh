@@ -17,7 +17,9 @@ completion_setup() {
   ln -s "$CONDACUDA" "$COMPLETION_BIN/condacuda"
   printf '#!/bin/sh\nexit 0\n' > "$COMPLETION_BIN/condacuda-test-tool"
   chmod +x "$COMPLETION_BIN/condacuda-test-tool"
-  for name in alpha-env beta-env 'my env' 'cost$HOME' "it's"; do
+  # Names a line-based reader cannot take (a newline, ESC): `list --names`
+  # leaves them out, `list` shows them escaped on one row each (issue 26).
+  for name in alpha-env beta-env 'my env' 'cost$HOME' "it's" $'new\nline' $'esc\x1b[31mred'; do
     mkdir -p "$TEST_TMP/envs/$name/conda-meta"
     touch "$TEST_TMP/envs/$name/conda-meta/history"
   done
@@ -32,6 +34,12 @@ completion_setup() {
   names=$(condacuda list --names)
   [ "$names" = "$(printf '%s\n' alpha-env beta-env 'cost$HOME' "it's" 'my env')" ] ||
     { echo "FAIL: list --names gave:"; echo "$names"; exit 1; }
+  local table
+  table=$(condacuda list --color never)
+  if [ "$(wc -l <<< "$table")" != 8 ] || ! grep -qF 'new\x0aline' <<< "$table" ||
+    ! grep -qF 'esc\x1b[31mred' <<< "$table" || grep -q $'\x1b' <<< "$table"; then
+    echo "FAIL: list shows raw bytes or splits a row:"; echo "$table"; exit 1
+  fi
 }
 
 # expect WHAT GOT WANT...: every wanted line is among the candidates (one per line).

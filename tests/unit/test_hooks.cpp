@@ -206,6 +206,25 @@ TEST_CASE("sh hooks: one staleness test for every watched folder, its line in th
   CHECK(contains((*files)[4].content, "foreach _condacuda_w ( 'lib' 'lib/python3.12/site-packages/nvidia/cu13/lib' )"));
 }
 
+TEST_CASE("the staleness line shows a folder's control bytes escaped, and the prefix as $CONDA_PREFIX") {
+  // A wheel folder named with ESC and CR: the line on stderr must not carry
+  // them raw (a terminal would act on them); the command it suggests must
+  // not hold the prefix either (pasted, a $(...) in it would run).
+  HookSpec spec{{"lib/py\x1b[31mthon3.12/site-packages/nvidia/cu\r13/lib"}, "1.2.3"};
+  auto files = render_hooks(spec, {Shell::posix, Shell::fish, Shell::csh});
+  REQUIRE(files.ok());
+  const std::string& sh = (*files)[0].content;
+  const auto line = sh.find("changed after the repair");
+  REQUIRE(line != std::string::npos);
+  const std::string message = sh.substr(sh.rfind("_condacuda=", line), line - sh.rfind("_condacuda=", line));
+  CHECK(contains(message, "py\\x1b[31mthon3.12"));
+  CHECK(message.find('\x1b') == std::string::npos);
+  CHECK(message.find('\r') == std::string::npos);
+  CHECK(contains(sh, "to update it: condacuda repair -p \"$CONDA_PREFIX\" (CONDACUDA_QUIET=1 hides this)\\n' \"$_condacuda\" >&2"));
+  CHECK(contains((*files)[2].content, "set stale (string escape --no-quoted -- $watched)\" changed after"));
+  CHECK(contains((*files)[4].content, "condacuda repair -p \"$CONDA_PREFIX\" (CONDACUDA_QUIET=1 hides this)' >>& /dev/stderr"));
+}
+
 TEST_CASE("render_hooks quotes awkward folders with each shell's function") {
   HookSpec spec{{"lib/it's", "lib/$x \"d\"\nnl!"}, "0.1.0"};
   auto files = render_hooks(spec, {Shell::posix, Shell::fish, Shell::csh});
