@@ -8,7 +8,6 @@
 #include "elf/pin.hpp"
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
-#include "util/sha256.hpp"
 
 namespace condacuda::app {
 
@@ -68,34 +67,33 @@ Status carry_out(sys::PrefixTree& tree, const repair::DesiredState& desired, con
 
 // Keeps the original of a library about to be pinned at its store path: a
 // hard link (the same inode, no space while a package cache shares it), else
-// a copy. A store left by a killed run is replaced. A link is not hashed
-// again: it is the inode whose content write_retagged checks next.
+// a copy (sys::PrefixTree::write_edited_copy: in pieces, a reflink where the
+// file system has one). A store left by a killed run is replaced. A link is
+// not hashed again: it is the inode whose content write_retagged checks next.
 Status keep_original(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
   if (auto s = tree.remove_file(pin.original); !s) return s.error();
   auto linked = tree.hard_link(pin.path, pin.original);
   if (!linked) return linked.error();
   if (*linked && tree.identity(pin.original) == tree.identity(pin.path)) return ok_status();
-  auto content = tree.read_content(pin.path, sys::pin_cap);
-  if (!content) return content.error();
-  if (!*content || util::to_hex(util::sha256((*content)->bytes)) != pin.original_sha256)
-    return make_error(ErrorCode::conflict, "changed while condacuda was pinning it", tree.path() + "/" + pin.path);
-  return tree.write_file(pin.original, (*content)->bytes, (*content)->mode);
+  auto copied = tree.write_edited_copy({pin.path, false, "", pin.original, {}, pin.original_sha256}, sys::pin_cap);
+  if (!copied) return copied.error();
+  if (!*copied) return make_error(ErrorCode::conflict, "changed while condacuda was pinning it", tree.path() + "/" + pin.path);
+  return ok_status();
 }
 
-// The library with its tags changed, written beside it and renamed over it: a
+// The library with its tags changed, copied beside it and renamed over it: a
 // new inode, so that a package cache sharing the old one is never changed.
+// The copy is checked to hash as planned: the library was the file the plan
+// read (its tags where the plan found them, the rest the same bytes).
 Status write_retagged(sys::PrefixTree& tree, const repair::ManifestPin& pin, bool pinning) {
-  auto content = tree.read_content(pin.path, sys::pin_cap);
-  if (!content) return content.error();
-  const std::string& from_sha = pinning ? pin.original_sha256 : pin.pinned_sha256;
-  const std::string& to_sha = pinning ? pin.pinned_sha256 : pin.original_sha256;
-  if (!*content || util::to_hex(util::sha256((*content)->bytes)) != from_sha)
+  auto copied = tree.write_edited_copy({pin.path, false, "", pin.path,
+                                        pinning ? elf::pin_edit(pin.offsets) : elf::unpin_edit(pin.offsets),
+                                        pinning ? pin.pinned_sha256 : pin.original_sha256},
+                                       sys::pin_cap);
+  if (!copied) return copied.error();
+  if (!*copied)
     return make_error(ErrorCode::conflict, "changed while condacuda was changing it", tree.path() + "/" + pin.path);
-  auto retagged = pinning ? elf::retag((*content)->bytes, pin.offsets, elf::runpath_tag, elf::rpath_tag)
-                          : elf::retag((*content)->bytes, pin.offsets, elf::rpath_tag, elf::runpath_tag);
-  if (!retagged || util::to_hex(util::sha256(*retagged)) != to_sha)
-    return make_error(ErrorCode::internal, "the retagged library is not what was planned", tree.path() + "/" + pin.path);
-  return tree.write_file(pin.path, *retagged, (*content)->mode);
+  return ok_status();
 }
 
 // The original back at the library's path: its kept inode when it is intact
@@ -114,20 +112,15 @@ Status restore_original(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
 }
 
 // A private copy: the file the link leads to (outside the env: uv's cache),
-// read through the link and checked against the plan, written retagged as a
-// regular file renamed over the link. Nothing is written through the link;
-// the manifest keeps its text for undo.
+// read through the link and copied retagged as a regular file renamed over
+// the link, once the link's text and the copy's hash are as planned. Nothing
+// is written through the link; the manifest keeps its text for undo.
 Status write_private_copy(sys::PrefixTree& tree, const repair::ManifestPin& pin) {
-  const std::string shown = tree.path() + "/" + pin.path;
-  auto linked = tree.read_linked_content(pin.path, sys::pin_cap);
-  if (!linked) return linked.error();
-  if (!*linked || (*linked)->link_text != pin.link_target ||
-      util::to_hex(util::sha256((*linked)->content.bytes)) != pin.original_sha256)
-    return make_error(ErrorCode::conflict, "changed while condacuda was pinning it", shown);
-  auto retagged = elf::retag((*linked)->content.bytes, pin.offsets, elf::runpath_tag, elf::rpath_tag);
-  if (!retagged || util::to_hex(util::sha256(*retagged)) != pin.pinned_sha256)
-    return make_error(ErrorCode::internal, "the retagged library is not what was planned", shown);
-  return tree.write_file(pin.path, *retagged, (*linked)->content.mode);
+  auto copied = tree.write_edited_copy(
+      {pin.path, true, pin.link_target, pin.path, elf::pin_edit(pin.offsets), pin.pinned_sha256}, sys::pin_cap);
+  if (!copied) return copied.error();
+  if (!*copied) return make_error(ErrorCode::conflict, "changed while condacuda was pinning it", tree.path() + "/" + pin.path);
+  return ok_status();
 }
 
 // A private copy undone: the link back over the pinned file, once the file

@@ -6,9 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "elf/elf_object.hpp"
 #include "elf/load_checks.hpp"
+#include "elf/pin.hpp"
 
 namespace condacuda::loader {
 
@@ -46,6 +49,20 @@ public:
   // Asked only for the few outside copies a requirement concerns. Default:
   // the path itself.
   virtual std::string real_path(const std::string& absolute_path) { return absolute_path; }
+  // The bytes of `file` (what open_verify gave for `absolute_path`) with
+  // `patches` written over them: a library as it will be once pinned.
+  // nullopt when a patch is out of range, or the file on disk is no longer
+  // `file`. Default: a patched copy of the whole. The system layer maps the
+  // file again copy-on-write, so that only the patched pages cost memory.
+  virtual std::optional<elf::FileBytes> patched_bytes(const std::string& absolute_path, const OpenedFile& file,
+                                                      const std::vector<elf::BytePatch>& patches) {
+    (void)absolute_path;
+    if (!file.elf) return std::nullopt;
+    const auto& data = file.elf->bytes().data;
+    auto copy = elf::apply_patches(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), patches);
+    if (!copy) return std::nullopt;
+    return elf::bytes_from_string(*copy);
+  }
 };
 
 } // namespace condacuda::loader

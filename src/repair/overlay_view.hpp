@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "loader/file_system_view.hpp"
 
@@ -22,18 +23,29 @@ public:
   // A path that will not exist (a link condacuda made and replans).
   void hide(const std::string& path) { hidden_.insert(normal(path)); }
 
-  // The file at `path` (absolute) with other content: a pinned library (or a
-  // pinned one seen as its original), under every name that reaches it (its
-  // symlinks too): the same file for ld.so (dev, inode).
-  void replace_content(const std::string& path, elf::FileBytes bytes) {
+  // The file at `path` (absolute) with `patches` written over it (on top of
+  // those given before for the same file): a pinned library, or a pinned one
+  // seen as its original, under every name that reaches it (its symlinks
+  // too): the same file for ld.so (dev, inode). Its bytes come from the base
+  // view's patched_bytes: never a copy of the whole file where the system
+  // layer can map it copy-on-write. Nothing changes when they cannot be had.
+  void replace_patched(const std::string& path, const std::vector<elf::BytePatch>& patches) {
     loader::OpenedFile f = base_.open_verify(normal(path));
-    if (!f.opened() || f.is_directory || f.blocks) return;
+    if (!f.opened() || f.is_directory || f.blocks || !f.elf) return;
     std::pair<std::uint64_t, std::uint64_t> key{f.dev, f.ino};
+    std::vector<elf::BytePatch> all = patches_[key];
+    for (const auto& p : patches) { // a later patch at the same offset replaces the earlier
+      std::erase_if(all, [&](const elf::BytePatch& q) { return q.offset == p.offset; });
+      all.push_back(p);
+    }
+    auto bytes = base_.patched_bytes(normal(path), f, all);
+    if (!bytes) return;
+    patches_[key] = std::move(all);
     replaced_.erase(key);
     f.load.reset();
     f.elf.reset();
     f.parse_error.clear();
-    auto parsed = elf::ElfObject::parse(std::move(bytes), true);
+    auto parsed = elf::ElfObject::parse(std::move(*bytes), true);
     if (parsed) f.elf = *parsed;
     else f.parse_error = parsed.error().message;
     replaced_.emplace(key, std::move(f));
@@ -65,6 +77,7 @@ private:
   std::map<std::string, std::string> links_;
   std::set<std::string> hidden_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, loader::OpenedFile> replaced_; // by (dev, inode)
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<elf::BytePatch>> patches_; // what replaced_ shows
   const loader::OpenedFile missing_{ENOENT, false, false, 0, 0, {}, nullptr, "", {}};
 };
 

@@ -255,8 +255,9 @@ void show_retagged(OverlayFileView& overlay, const std::string& prefix, const st
   const auto& opened = overlay.open_verify(prefix + "/" + path);
   if (!opened.elf) return;
   const auto& data = opened.elf->bytes().data;
-  auto retagged = elf::retag(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()), offsets, from, to);
-  if (retagged) overlay.replace_content(prefix + "/" + path, elf::bytes_from_string(*retagged));
+  auto patches = elf::retag_patches(std::string_view(reinterpret_cast<const char*>(data.data()), data.size()),
+                                    {offsets, from, to});
+  if (patches) overlay.replace_patched(prefix + "/" + path, *patches);
 }
 
 // Each previous pin seen as the original file (its RPATH tags back to RUNPATH).

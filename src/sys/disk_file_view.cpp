@@ -3,10 +3,14 @@
 #include <filesystem>
 
 #include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
+#include "sys/posix.hpp"
 
 namespace condacuda::sys {
 
@@ -50,6 +54,27 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
     }
   }
   return cache_.emplace(absolute_path, std::move(p)).first->second;
+}
+
+std::optional<elf::FileBytes> DiskFileView::patched_bytes(const std::string& absolute_path,
+                                                          const loader::OpenedFile& file,
+                                                          const std::vector<elf::BytePatch>& patches) {
+  if (!file.elf) return std::nullopt;
+  const std::size_t size = file.elf->bytes().data.size();
+  for (const auto& p : patches)
+    if (p.offset > size || size - p.offset < p.bytes.size()) return std::nullopt;
+  Fd f(::open(absolute_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  struct stat st {};
+  if (!f.valid() || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_dev) != file.dev ||
+      static_cast<std::uint64_t>(st.st_ino) != file.ino || static_cast<std::uint64_t>(st.st_size) != size || size == 0)
+    return std::nullopt;
+  // MAP_PRIVATE and writable: a write copies its page, never reaches the file.
+  void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, f.get(), 0);
+  if (p == MAP_FAILED) return std::nullopt;
+  for (const auto& patch : patches) std::memcpy(static_cast<char*>(p) + patch.offset, patch.bytes.data(), patch.bytes.size());
+  ::mprotect(p, size, PROT_READ);
+  std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size)};
 }
 
 void DiskFileView::adopt(const std::string& absolute_path, const elf::FileBytes& bytes) {

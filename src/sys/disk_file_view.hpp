@@ -14,6 +14,11 @@ public:
   const loader::OpenedFile& open_verify(const std::string& absolute_path) override;
   bool directory_exists(const std::string& absolute_path) override;
   std::string real_path(const std::string& absolute_path) override;
+  // The file mapped again privately, the patches written into that map: the
+  // kernel copies the pages they touch, nothing else. nullopt when the path
+  // no longer leads to `file` (another inode or size) or a patch is out of range.
+  std::optional<elf::FileBytes> patched_bytes(const std::string& absolute_path, const loader::OpenedFile& file,
+                                              const std::vector<elf::BytePatch>& patches) override;
   // Reuse a mapping another reader already made of this path (env_scan):
   // the file is not mapped twice and its header pages are already in.
   void adopt(const std::string& absolute_path, const elf::FileBytes& bytes);

@@ -68,26 +68,34 @@ Result<Fd> open_parent(const std::string& path) {
 }
 } // namespace
 
+Result<Temporary> create_temporary_at(int dir, const std::string& name, const std::string& shown) {
+  for (int attempt = 0;; ++attempt) {
+    Temporary t{Fd(), temporary_name(name)};
+    // O_EXCL: a file (or a link planted) at that name is never opened.
+    t.fd = Fd(::openat(dir, t.name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (t.fd.valid()) return t;
+    if (errno != EEXIST || attempt > 100) return errno_error(errno, "cannot create a temporary file next to it", shown);
+  }
+}
+
+Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsigned mode, const std::string& shown) {
+  if (::fchmod(tmp.fd.get(), mode) != 0 || ::fsync(tmp.fd.get()) != 0)
+    return fail_removing(dir, tmp.name, shown, "cannot write");
+  if (::close(tmp.fd.release()) != 0) return fail_removing(dir, tmp.name, shown, "cannot write");
+  if (::renameat(dir, tmp.name.c_str(), dir, name.c_str()) != 0)
+    return fail_removing(dir, tmp.name, shown, "cannot rename into place");
+  return ok_status();
+}
+
 Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
                      const std::string& shown) {
-  std::string tmp;
-  Fd f;
-  for (int attempt = 0; !f.valid(); ++attempt) {
-    tmp = temporary_name(name);
-    // O_EXCL: a file (or a link planted) at that name is never opened.
-    f = Fd(::openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
-    if (!f.valid() && (errno != EEXIST || attempt > 100))
-      return errno_error(errno, "cannot create a temporary file next to it", shown);
-  }
-  if (auto written = write_all(f.get(), content, "cannot write", shown); !written) {
-    ::unlinkat(dir, tmp.c_str(), 0);
+  auto tmp = create_temporary_at(dir, name, shown);
+  if (!tmp) return tmp.error();
+  if (auto written = write_all(tmp->fd.get(), content, "cannot write", shown); !written) {
+    ::unlinkat(dir, tmp->name.c_str(), 0);
     return written;
   }
-  if (::fchmod(f.get(), mode) != 0 || ::fsync(f.get()) != 0) return fail_removing(dir, tmp, shown, "cannot write");
-  if (::close(f.release()) != 0) return fail_removing(dir, tmp, shown, "cannot write");
-  if (::renameat(dir, tmp.c_str(), dir, name.c_str()) != 0)
-    return fail_removing(dir, tmp, shown, "cannot rename into place");
-  return ok_status();
+  return commit_temporary_at(dir, std::move(*tmp), name, mode, shown);
 }
 
 Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown) {

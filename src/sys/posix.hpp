@@ -46,6 +46,18 @@ inline constexpr std::string_view temporary_marker = ".condacuda-tmp-";
 // time: "<name>.condacuda-tmp-<pid>-<n>".
 std::string temporary_name(const std::string& name);
 
+// A new empty file beside `name` in the open folder `dir`, named
+// temporary_name(name), created exclusively (O_EXCL | O_NOFOLLOW: never
+// through a planted link), open for reading and writing, mode 0600; with its name.
+struct Temporary {
+  Fd fd;
+  std::string name;
+};
+Result<Temporary> create_temporary_at(int dir, const std::string& name, const std::string& shown);
+// The temporary's end: fchmod to `mode`, fsync, close, renamed over `name`;
+// removed on any failure.
+Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsigned mode, const std::string& shown);
+
 // Writes `content` to `path` atomically: a temporary file beside it, created
 // exclusively (never through a planted link), fsync, then renamed over the
 // target with `mode`. Nothing is left behind on failure.

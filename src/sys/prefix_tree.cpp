@@ -12,6 +12,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "sys/file_copy.hpp"
 #include "sys/mapped_file.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
@@ -182,45 +183,84 @@ Result<std::optional<std::string>> PrefixTree::read_file(const std::string& rel,
   return std::optional<std::string>(std::move(*content));
 }
 
-Result<std::optional<PrefixTree::Content>> PrefixTree::read_content(const std::string& rel,
-                                                                   std::uint64_t max_bytes) const {
+Result<std::optional<PrefixTree::Source>> PrefixTree::open_source(const std::string& rel, bool through_link,
+                                                                  std::uint64_t max_bytes) const {
   std::string leaf, shown = path_ + "/" + rel;
   auto dir = parent_of(rel, leaf);
-  if (!dir) return dir.error().code == ErrorCode::not_found ? Result<std::optional<Content>>(std::nullopt)
-                                                            : Result<std::optional<Content>>(dir.error());
-  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
-  if (!f.valid()) {
-    if (errno == ENOENT) return std::optional<Content>();
-    if (errno == ELOOP) return make_error(ErrorCode::conflict, "is a symbolic link: condacuda does not read through it", shown);
-    return errno_error(errno, "cannot read", shown);
-  }
+  if (!dir) return dir.error().code == ErrorCode::not_found ? Result<std::optional<Source>>(std::nullopt)
+                                                            : Result<std::optional<Source>>(dir.error());
+  Source out;
   struct stat st {};
-  if (::fstat(f.get(), &st) != 0) return errno_error(errno, "cannot read", shown);
-  auto bytes = read_regular_file(f.get(), max_bytes, shown);
-  if (!bytes) return bytes.error();
-  return std::optional<Content>(Content{std::move(*bytes), static_cast<unsigned>(st.st_mode & 07777)});
+  int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+  if (through_link) {
+    if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode))
+      return std::optional<Source>();
+    out.link_text = link_text(dir->get(), leaf);
+    // Following the link is the point here: O_NONBLOCK so that a FIFO at the
+    // far end never blocks, and only a regular file is read.
+  } else {
+    flags |= O_NOFOLLOW;
+  }
+  out.fd = Fd(::openat(dir->get(), leaf.c_str(), flags));
+  if (!out.fd.valid()) {
+    if (errno == ENOENT && !through_link) return std::optional<Source>();
+    if (errno == ELOOP && !through_link)
+      return make_error(ErrorCode::conflict, "is a symbolic link: condacuda does not read through it", shown);
+    return errno_error(errno, through_link ? "cannot read what the link leads to" : "cannot read", shown);
+  }
+  if (::fstat(out.fd.get(), &st) != 0) return errno_error(errno, "cannot read", shown);
+  if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::corrupt, "is not a regular file", shown);
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes)
+    return make_error(ErrorCode::corrupt, "is " + std::to_string(st.st_size) + " bytes, more than the " +
+                                              std::to_string(max_bytes) + " condacuda reads of such a file", shown);
+  out.mode = static_cast<unsigned>(st.st_mode & 07777);
+  out.size = static_cast<std::uint64_t>(st.st_size);
+  return std::optional<Source>(std::move(out));
 }
 
-Result<std::optional<PrefixTree::LinkedContent>> PrefixTree::read_linked_content(const std::string& rel,
-                                                                                std::uint64_t max_bytes) const {
-  std::string leaf, shown = path_ + "/" + rel;
-  auto dir = parent_of(rel, leaf);
-  if (!dir) return dir.error().code == ErrorCode::not_found ? Result<std::optional<LinkedContent>>(std::nullopt)
-                                                            : Result<std::optional<LinkedContent>>(dir.error());
-  struct stat st {};
-  if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISLNK(st.st_mode))
-    return std::optional<LinkedContent>();
-  LinkedContent out;
-  out.link_text = link_text(dir->get(), leaf);
-  // Following the link is the point here: O_NONBLOCK so that a FIFO at the
-  // far end never blocks, and only a regular file is read.
-  Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  if (!f.valid()) return errno_error(errno, "cannot read what the link leads to", shown);
-  if (::fstat(f.get(), &st) != 0) return errno_error(errno, "cannot read", shown);
-  auto bytes = read_regular_file(f.get(), max_bytes, shown);
-  if (!bytes) return bytes.error();
-  out.content = Content{std::move(*bytes), static_cast<unsigned>(st.st_mode & 07777)};
-  return std::optional<LinkedContent>(std::move(out));
+Result<std::optional<PrefixTree::Digests>> PrefixTree::digests(const std::string& rel, const elf::TagEdit& edit,
+                                                               bool through_link, std::uint64_t max_bytes) const {
+  auto source = open_source(rel, through_link, max_bytes);
+  if (!source) return source.error();
+  if (!*source) return std::optional<Digests>();
+  auto hashed = hash_file((*source)->fd.get(), edit, path_ + "/" + rel);
+  if (!hashed) return hashed.error();
+  return std::optional<Digests>(Digests{(*source)->link_text, hashed->sha256, hashed->retagged_sha256});
+}
+
+Result<bool> PrefixTree::write_edited_copy(const EditedCopy& copy, std::uint64_t max_bytes) {
+  const std::string shown = path_ + "/" + copy.to;
+  auto source = open_source(copy.from, copy.through_link, max_bytes);
+  if (!source) return source.error();
+  if (!*source || (copy.through_link && (*source)->link_text != copy.link_text)) return false;
+  std::string leaf;
+  auto dir = parent_of(copy.to, leaf);
+  if (!dir) return dir.error();
+  auto tmp = create_temporary_at(dir->get(), leaf, shown);
+  if (!tmp) return tmp.error();
+  const int out = tmp->fd.get();
+  auto fail = [&](Result<bool> r) {
+    ::unlinkat(dir->get(), tmp->name.c_str(), 0);
+    return r;
+  };
+  if (auto s = copy_file_sparse((*source)->fd.get(), out, (*source)->size, shown); !s) return fail(s.error());
+  // The tags in the copy: what the edit expects, then what it makes.
+  const std::string was = elf::tag_bytes(copy.edit.from), now = elf::tag_bytes(copy.edit.to);
+  for (std::uint64_t at : copy.edit.offsets) {
+    char tag[8];
+    if (at > (*source)->size || (*source)->size - at < sizeof tag ||
+        ::pread(out, tag, sizeof tag, static_cast<off_t>(at)) != static_cast<ssize_t>(sizeof tag) ||
+        std::string_view(tag, sizeof tag) != was)
+      return fail(false);
+  }
+  for (std::uint64_t at : copy.edit.offsets)
+    if (::pwrite(out, now.data(), now.size(), static_cast<off_t>(at)) != static_cast<ssize_t>(now.size()))
+      return fail(errno_error(errno, "cannot write", shown));
+  auto hashed = hash_file(out, {}, shown);
+  if (!hashed) return fail(hashed.error());
+  if (hashed->sha256 != copy.sha256) return fail(false);
+  if (auto s = commit_temporary_at(dir->get(), std::move(*tmp), leaf, (*source)->mode, shown); !s) return s.error();
+  return true;
 }
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> PrefixTree::identity(const std::string& rel) const {
@@ -238,16 +278,8 @@ std::string PrefixTree::file_sha256(const std::string& rel) const {
   Fd f(::openat(dir->get(), leaf.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   struct stat st {};
   if (!f.valid() || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  util::Sha256 hash;
-  std::vector<char> buf(1u << 20);
-  for (;;) {
-    ssize_t n = ::read(f.get(), buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return "";
-    if (n == 0) break;
-    hash.update(std::string_view(buf.data(), static_cast<std::size_t>(n)));
-  }
-  return util::to_hex(hash.finish());
+  auto hashed = hash_file(f.get(), {}, path_ + "/" + rel);
+  return hashed ? hashed->sha256 : "";
 }
 
 namespace {

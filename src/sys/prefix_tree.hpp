@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "elf/pin.hpp"
 #include "repair/changes.hpp"
 #include "sys/posix.hpp"
 #include "util/result.hpp"
@@ -44,22 +45,38 @@ public:
   // `max_bytes`, behind a link, unreadable.
   Result<std::optional<std::string>> read_file(const std::string& rel, std::uint64_t max_bytes) const;
 
-  // A regular file's content and permission bits, opened as read_file does;
-  // nullopt when absent.
-  struct Content {
-    std::string bytes;
-    unsigned mode = 0644;
-  };
-  Result<std::optional<Content>> read_content(const std::string& rel, std::uint64_t max_bytes) const;
-  // The regular file the symlink `rel` leads to (anywhere: a package cache
-  // outside the env), read as read_content reads (never blocking), and the
-  // link's text; nullopt when `rel` is absent or not a symlink. The link is
-  // reached without links on its way; nothing is ever written through one.
-  struct LinkedContent {
+  // What a library to pin is: the SHA-256 of the regular file `rel` and that
+  // of the file with `edit` made (elf::RetagHasher), read in bounded pieces,
+  // never whole (sys/file_copy.hpp). With `through_link`, `rel` must be a
+  // symlink (reached without links on its way) and the regular file it leads
+  // to, anywhere (a package cache outside the env), is read, never blocking;
+  // `link_text` is the link's text. nullopt when `rel` is absent (or, with
+  // through_link, not a symlink). Errors: not a regular file, behind a link
+  // (without through_link), larger than `max_bytes`, unreadable.
+  struct Digests {
     std::string link_text;
-    Content content;
+    std::string sha256;
+    std::string retagged_sha256; // "" when the edit cannot be made
   };
-  Result<std::optional<LinkedContent>> read_linked_content(const std::string& rel, std::uint64_t max_bytes) const;
+  Result<std::optional<Digests>> digests(const std::string& rel, const elf::TagEdit& edit, bool through_link,
+                                         std::uint64_t max_bytes) const;
+  // `to` replaced atomically by a copy of the regular file `from` (reached as
+  // digests() reaches it, with `link_text` the link's text when through a
+  // link) with `edit` made, and from's permission bits: copied to a
+  // temporary beside `to` (sys::copy_file_sparse: a reflink where the file
+  // system has one, holes kept), the tags checked and written (pwrite), the
+  // copy hashed in pieces, fsync, renamed over `to`. false, with nothing
+  // written, when `from` is not what was expected: absent, another link,
+  // other tags at the offsets, a copy whose SHA-256 is not `sha256`.
+  struct EditedCopy {
+    std::string from;
+    bool through_link = false;
+    std::string link_text;
+    std::string to;
+    elf::TagEdit edit; // no offsets: a plain copy
+    std::string sha256;
+  };
+  Result<bool> write_edited_copy(const EditedCopy& copy, std::uint64_t max_bytes);
   // The (device, inode) of `rel` itself (a link is not followed); nullopt
   // when it cannot be reached.
   std::optional<std::pair<std::uint64_t, std::uint64_t>> identity(const std::string& rel) const;
@@ -112,6 +129,14 @@ private:
   // The folder `rel` itself ("" for the prefix), opened the same way.
   Result<Fd> folder(const std::string& rel) const;
   Error unreachable(const std::string& rel, const std::string& component, int e) const;
+  // The regular file `rel` opened for reading as digests() opens it.
+  struct Source {
+    Fd fd;
+    std::string link_text;
+    unsigned mode = 0644;
+    std::uint64_t size = 0;
+  };
+  Result<std::optional<Source>> open_source(const std::string& rel, bool through_link, std::uint64_t max_bytes) const;
 
   Fd root_;
   std::string path_;

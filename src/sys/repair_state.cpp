@@ -6,7 +6,6 @@
 
 #include "elf/pin.hpp"
 #include "launch/hook_model.hpp"
-#include "util/sha256.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/shell_environment.hpp"
 
@@ -40,17 +39,13 @@ std::map<std::string, repair::PinDisk> read_pin_states(const PrefixTree& tree,
   std::map<std::string, repair::PinDisk> out;
   for (const auto& [rel, at] : offsets) {
     repair::PinDisk d;
-    std::optional<std::string> bytes;
-    if (auto content = tree.read_content(rel, pin_cap); content && *content) {
-      bytes = std::move((*content)->bytes);
-    } else if (auto linked = tree.read_linked_content(rel, pin_cap); linked && *linked) {
-      d.link_target = (*linked)->link_text; // a private copy would replace this link
-      bytes = std::move((*linked)->content.bytes);
-    }
-    if (bytes) {
-      d.sha256 = util::to_hex(util::sha256(*bytes));
-      if (auto pinned = elf::retag(*bytes, at, elf::runpath_tag, elf::rpath_tag))
-        d.pinned_sha256 = util::to_hex(util::sha256(*pinned));
+    const elf::TagEdit edit = elf::pin_edit(at);
+    auto read = tree.digests(rel, edit, false, pin_cap);
+    if (!read || !*read) read = tree.digests(rel, edit, true, pin_cap); // a private copy would replace this link
+    if (read && *read) {
+      d.link_target = (*read)->link_text;
+      d.sha256 = (*read)->sha256;
+      d.pinned_sha256 = (*read)->retagged_sha256;
     }
     out[rel] = std::move(d);
   }

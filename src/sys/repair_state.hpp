@@ -26,7 +26,8 @@ Result<std::optional<repair::Manifest>> read_manifest(const std::string& prefix)
 // What each path (relative to the prefix) is, walked without following links.
 std::map<std::string, repair::PathState> read_path_states(const PrefixTree& tree, const std::vector<std::string>& paths);
 
-// The largest library condacuda pins (read whole to change its tags).
+// The largest library condacuda pins (read and copied in bounded pieces,
+// never whole: its size costs time, not memory).
 inline constexpr std::uint64_t pin_cap = std::uint64_t{16} << 30;
 
 // What each library to pin or pinned is now: its sha256, and the sha256 it

@@ -22,6 +22,7 @@
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
 #include "elf/pin.hpp"
+#include "util/sha256.hpp"
 #include "support/fixture.hpp"
 #include "sys/mapped_file.hpp"
 
@@ -1304,4 +1305,48 @@ TEST_CASE("retag: a pinned library is the original with its DT_RUNPATH tag now D
   CHECK_FALSE(elf::retag(*pinned, offsets, elf::runpath_tag, elf::rpath_tag).ok());
   CHECK_FALSE(elf::retag(original, {offsets[0] + 1}, elf::runpath_tag, elf::rpath_tag).ok());
   CHECK_FALSE(elf::retag(original, {original.size() - 4}, elf::runpath_tag, elf::rpath_tag).ok());
+}
+
+TEST_CASE("RetagHasher: the digests of a file and of it retagged, from pieces of any size, as sha256(retag()) gives") {
+  const std::string original = fixture::read_file(demo_path(HashStyle::gnu));
+  auto o = parse_file(demo_path(HashStyle::gnu));
+  auto offsets = elf::runpath_tag_offsets(*o);
+  REQUIRE(offsets.size() == 1);
+  auto pinned = elf::retag(original, offsets, elf::runpath_tag, elf::rpath_tag);
+  REQUIRE(pinned.ok());
+  const std::string want = condacuda::util::to_hex(condacuda::util::sha256(original)),
+                    want_pinned = condacuda::util::to_hex(condacuda::util::sha256(*pinned));
+  auto hash_in_pieces = [&](const std::string& bytes, const elf::TagEdit& edit, std::size_t piece) {
+    elf::RetagHasher h(edit);
+    for (std::size_t at = 0; at < bytes.size(); at += piece) h.update(std::string_view(bytes).substr(at, piece));
+    return h.finish();
+  };
+  // Pieces that split the tag (3, 5, 7) or start on it, a piece ending at it, the whole file at once.
+  for (std::size_t piece : {std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{7}, std::size_t{8},
+                            std::size_t{4096}, static_cast<std::size_t>(offsets[0]), original.size()}) {
+    CAPTURE(piece);
+    auto d = hash_in_pieces(original, elf::pin_edit(offsets), piece);
+    CHECK(d.sha256 == want);
+    CHECK(d.retagged_sha256 == want_pinned);
+    auto back = hash_in_pieces(*pinned, elf::unpin_edit(offsets), piece);
+    CHECK(back.sha256 == want_pinned);
+    CHECK(back.retagged_sha256 == want);
+    // Where retag fails, no retagged digest: pinned already, a wrong offset, past the end, given twice.
+    CHECK(hash_in_pieces(*pinned, elf::pin_edit(offsets), piece).retagged_sha256.empty());
+    CHECK(hash_in_pieces(original, elf::pin_edit({offsets[0] + 1}), piece).retagged_sha256.empty());
+    CHECK(hash_in_pieces(original, elf::pin_edit({original.size() - 4}), piece).retagged_sha256.empty());
+    CHECK(hash_in_pieces(original, elf::pin_edit({offsets[0], offsets[0]}), piece).retagged_sha256.empty());
+    // No edit: both digests are the file's.
+    auto plain = hash_in_pieces(original, {}, piece);
+    CHECK(plain.sha256 == want);
+    CHECK(plain.retagged_sha256 == want);
+  }
+  // The patches: 8 bytes at the offset, the same file as retag makes.
+  auto patches = elf::retag_patches(original, elf::pin_edit(offsets));
+  REQUIRE(patches.ok());
+  REQUIRE(patches->size() == 1);
+  CHECK((*patches)[0] == elf::BytePatch{offsets[0], elf::tag_bytes(elf::rpath_tag)});
+  CHECK(*elf::apply_patches(original, *patches) == *pinned);
+  CHECK_FALSE(elf::apply_patches(original, {{original.size() - 4, "12345678"}}).ok());
+  CHECK_FALSE(elf::retag_patches(*pinned, elf::pin_edit(offsets)).ok());
 }

@@ -6,13 +6,16 @@
 
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "support/fixture.hpp"
+#include "elf/pin.hpp"
 #include "sys/prefix_tree.hpp"
+#include "util/sha256.hpp"
 
 using namespace condacuda;
 namespace fs = std::filesystem;
@@ -184,4 +187,77 @@ TEST_CASE("remove_temporaries: only what an interrupted write left") {
   auto removed = tree.remove_temporaries("etc/conda");
   CHECK(removed == std::vector<std::string>{"etc/conda/a.sh.condacuda-tmp-123-0"});
   CHECK(fs::exists(dir / "env/etc/conda/a.sh"));
+}
+
+TEST_CASE("write_edited_copy: a library copied in pieces with its tags changed, holes kept; refused when not as planned") {
+  fixture::TempDir dir("edited");
+  fixture::make_dirs(dir / "env/lib");
+  const std::string lib = dir / "env/lib/libbig.so";
+  // Data, a hole of 8 MiB, data: a d_tag DT_RUNPATH at offset 64, another in the data past the hole.
+  std::string head(4096, 'h'), tail(4096, 't');
+  head.replace(64, 8, elf::tag_bytes(elf::runpath_tag));
+  tail.replace(16, 8, elf::tag_bytes(elf::runpath_tag));
+  const std::uint64_t tail_at = 4096 + (8u << 20);
+  {
+    fixture::write_file(lib, head);
+    sys::Fd f(::open(lib.c_str(), O_WRONLY | O_CLOEXEC));
+    REQUIRE(f.valid());
+    REQUIRE(::pwrite(f.get(), tail.data(), tail.size(), static_cast<off_t>(tail_at)) == static_cast<ssize_t>(tail.size()));
+  }
+  ::chmod(lib.c_str(), 0751);
+  const std::string original = fixture::read_file(lib);
+  REQUIRE(original.size() == tail_at + tail.size());
+  const std::vector<std::uint64_t> offsets{64, tail_at + 16};
+  auto pinned = elf::retag(original, offsets, elf::runpath_tag, elf::rpath_tag);
+  REQUIRE(pinned.ok());
+  const std::string original_sha = util::to_hex(util::sha256(original)), pinned_sha = util::to_hex(util::sha256(*pinned));
+  auto tree = open_tree(dir / "env");
+
+  auto d = tree.digests("lib/libbig.so", elf::pin_edit(offsets), false, 1u << 30);
+  REQUIRE(d.ok());
+  REQUIRE(*d);
+  CHECK((*d)->sha256 == original_sha);
+  CHECK((*d)->retagged_sha256 == pinned_sha);
+  CHECK((*d)->link_text.empty());
+  CHECK_FALSE(tree.digests("lib/libbig.so", elf::pin_edit(offsets), false, 4096).ok()); // over the cap
+  CHECK_FALSE(*tree.digests("lib/absent.so", elf::pin_edit(offsets), false, 1u << 30));
+  CHECK(tree.file_sha256("lib/libbig.so") == original_sha);
+
+  // A copy kept beside it (no edit), then the library pinned in place: a new inode, the mode kept.
+  REQUIRE(*tree.write_edited_copy({"lib/libbig.so", false, "", "lib/kept.so", {}, original_sha}, 1u << 30));
+  CHECK(fixture::read_file(dir / "env/lib/kept.so") == original);
+  struct stat before {}, after {};
+  REQUIRE(::stat(lib.c_str(), &before) == 0);
+  // Not as planned: nothing written, nothing left beside it.
+  CHECK_FALSE(*tree.write_edited_copy({"lib/libbig.so", false, "", "lib/libbig.so", elf::pin_edit(offsets), original_sha}, 1u << 30));
+  CHECK_FALSE(*tree.write_edited_copy({"lib/libbig.so", false, "", "lib/libbig.so", elf::pin_edit({65}), pinned_sha}, 1u << 30));
+  CHECK(fixture::entries_named(dir / "env/lib", std::string(sys::temporary_marker)).empty());
+  REQUIRE(*tree.write_edited_copy({"lib/libbig.so", false, "", "lib/libbig.so", elf::pin_edit(offsets), pinned_sha}, 1u << 30));
+  CHECK(fixture::read_file(lib) == *pinned);
+  REQUIRE(::stat(lib.c_str(), &after) == 0);
+  CHECK(after.st_ino != before.st_ino);
+  CHECK((after.st_mode & 07777) == 0751);
+  if (before.st_blocks * 512 < static_cast<off_t>(1u << 20)) // the file system keeps holes: so does the copy
+    CHECK(after.st_blocks * 512 < static_cast<off_t>(1u << 20));
+  // Pinned already: the same edit cannot be made again.
+  CHECK_FALSE(*tree.write_edited_copy({"lib/libbig.so", false, "", "lib/libbig.so", elf::pin_edit(offsets), pinned_sha}, 1u << 30));
+
+  // Through a link to a file outside the env (uv's cache): only with
+  // through_link and the link's text; the file outside never changes.
+  fixture::write_file(dir / "cache.so", original);
+  REQUIRE(::symlink((dir / "cache.so").c_str(), (dir / "env/lib/linked.so").c_str()) == 0);
+  CHECK_FALSE(tree.digests("lib/linked.so", elf::pin_edit(offsets), false, 1u << 30).ok());
+  auto linked = tree.digests("lib/linked.so", elf::pin_edit(offsets), true, 1u << 30);
+  REQUIRE(linked.ok());
+  REQUIRE(*linked);
+  CHECK((*linked)->link_text == dir / "cache.so");
+  CHECK((*linked)->retagged_sha256 == pinned_sha);
+  CHECK_FALSE(tree.write_edited_copy({"lib/linked.so", false, "", "lib/linked.so", elf::pin_edit(offsets), pinned_sha}, 1u << 30).ok());
+  CHECK_FALSE(*tree.write_edited_copy({"lib/linked.so", true, "elsewhere.so", "lib/linked.so", elf::pin_edit(offsets), pinned_sha}, 1u << 30));
+  REQUIRE(*tree.write_edited_copy({"lib/linked.so", true, dir / "cache.so", "lib/linked.so", elf::pin_edit(offsets), pinned_sha}, 1u << 30));
+  struct stat ls {};
+  REQUIRE(::lstat((dir / "env/lib/linked.so").c_str(), &ls) == 0);
+  CHECK(S_ISREG(ls.st_mode));
+  CHECK(fixture::read_file(dir / "env/lib/linked.so") == *pinned);
+  CHECK(fixture::read_file(dir / "cache.so") == original);
 }
