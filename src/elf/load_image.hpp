@@ -33,6 +33,13 @@ public:
   // Flattens the regions into disjoint pieces, each with the region on top,
   // for lookups by binary search.
   void seal();
+  // The whole image of the file's PT_LOAD commands, mapped as above and
+  // sealed: what elf/load_checks.cpp's map_segments builds, without the
+  // refusals and crashes it reports on the way (check_load says those), for
+  // readers of what ld.so reads in memory (ElfObject's dynamic section).
+  // False, nothing mapped, when the program headers cannot be read or hold no
+  // PT_LOAD.
+  bool map_program_headers();
   // DT_TEXTREL: _dl_relocate_object makes every load command writable.
   void make_loads_writable() { textrel_ = true; }
 
