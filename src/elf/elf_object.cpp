@@ -138,8 +138,12 @@ Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {
   for (std::uint64_t at = l_ld, n = 0;; at += dyn_size, ++n) {
     if (n == max_entries) return corrupt("the dynamic section has no DT_NULL");
     auto tag = image.read(at, 8), value = image.read(at + 8, 8);
-    if (!tag || !value) {
-      if (image.touch(at, dyn_size, false) == LoadImage::Fault::past_file)
+    // Past the end of the file inside its last page the image reads zeros
+    // (a DT_NULL ld.so would take); the reader takes no facts from a cut
+    // file, and calls it damaged.
+    const bool cut = tag && value && image.past_end_of_file(at, dyn_size);
+    if (!tag || !value || cut) {
+      if (cut || image.touch(at, dyn_size, false) == LoadImage::Fault::past_file)
         return corrupt("dynamic section extends past the end of the file");
       return corrupt(n == 0 ? "dynamic section lies outside the loaded segments"
                             : "the dynamic section, read up to its DT_NULL, runs out of the mapped image");

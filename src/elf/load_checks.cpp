@@ -197,6 +197,16 @@ private:
       }
     }
     image_.seal();
+    // A writable command whose file pages reach past the end of the file
+    // (p_filesz raised over what was its bss): the mapping succeeds, and the
+    // first touch of those pages, by ld.so or by the object's constructors
+    // zeroing or filling their data through libc, dies of SIGBUS. Not every
+    // such file is touched there before dlopen returns; the model calls it a
+    // crash rather than risk a "loads" (E10).
+    std::uint64_t file_end = up(file_.size(), page_);
+    for (const LoadCommand& c : loads_)
+      if ((c.flags & pf_w) && c.mapend > c.mapstart && c.mapoff + (c.mapend - c.mapstart) > file_end)
+        return crash("a writable segment maps pages past the end of the file: touching its data faults (SIGBUS)");
     // l_phdr: PT_PHDR's address, else where a load command maps e_phoff
     // (_dl_postprocess_loadcmd), else a copy. _dl_map_object_from_fd reads
     // the program headers there once the segments are mapped (PT_NOTE,

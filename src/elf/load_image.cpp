@@ -124,6 +124,17 @@ std::optional<std::span<const std::byte>> LoadImage::file_span(std::uint64_t add
   return file_.bytes(off, n);
 }
 
+bool LoadImage::past_end_of_file(std::uint64_t addr, std::uint64_t n) const {
+  for (std::uint64_t a = addr; a - addr < n; ++a) {
+    const Region* r = at(a);
+    if (r && r->from_file && !zeroed(a)) {
+      std::uint64_t off = r->offset + (a - r->start);
+      if (off < r->offset || off >= file_.size()) return true;
+    }
+  }
+  return false;
+}
+
 std::optional<std::uint64_t> LoadImage::read(std::uint64_t addr, std::uint64_t n) const {
   std::uint64_t v = 0;
   if (auto bytes = file_span(addr, n)) { // the common case: read in place

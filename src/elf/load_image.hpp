@@ -50,6 +50,9 @@ public:
   // [addr, addr + n) in place, when one region maps them from inside the
   // file and nothing zeroed them; else nullopt (read() still may).
   std::optional<std::span<const std::byte>> file_span(std::uint64_t addr, std::uint64_t n) const;
+  // Whether some byte of [addr, addr + n) (n <= 64) is mapped from the file
+  // but lies past its end: inside the file's last page it reads as zero.
+  bool past_end_of_file(std::uint64_t addr, std::uint64_t n) const;
   // The NUL-terminated string at addr, when it can be read whole.
   std::optional<std::string> string_at(std::uint64_t addr) const;
   bool string_readable(std::uint64_t addr) const;

@@ -180,6 +180,34 @@ TEST_CASE("_dl_map_segments (elf/dl-map-segments.h): an mmap the kernel refuses 
     lib.put<std::uint64_t>(rw + 8, lib.get<std::uint64_t>(rw + 8) + (1ull << 40));
     expect(lib, Outcome::crashes, "");
   }
+  SUBCASE("a writable segment whose file pages reach past the end of the file: its data faults when touched") {
+    // A constructor that stores to the last page of a 3-page bss; p_filesz
+    // raised to p_memsz and the file cut after the segment's file bytes: that
+    // page is mapped from past the end of the file and the store dies of
+    // SIGBUS. (Pages past the end that nothing touches would load: the model
+    // calls every such writable segment a crash.)
+    fixture::TempDir dir{"pastend"};
+    fixture::shared_library(dir / "big.so",
+                            "static char big[3 * 4096];\n"
+                            "__attribute__((constructor)) static void init(void) { big[sizeof big - 1] = 1; }\n"
+                            "char *get(void) { return big; }\n",
+                            {"-O1"});
+    std::string text = fixture::read_file(dir / "big.so");
+    Library lib;
+    lib.bytes.assign(reinterpret_cast<const std::byte*>(text.data()), reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    std::uint64_t rw = 0;
+    for (int i = 0; std::uint64_t p = lib.phdr(elf::pt_load, i); ++i)
+      if (lib.get<std::uint32_t>(p + 4) & 2) rw = p;
+    REQUIRE(rw != 0);
+    std::uint64_t end = lib.get<std::uint64_t>(rw + 8) + lib.get<std::uint64_t>(rw + 32);
+    REQUIRE(end <= lib.bytes.size());
+    lib.put<std::uint64_t>(rw + 32, lib.get<std::uint64_t>(rw + 40));
+    lib.put<std::uint64_t>(40, 0); // e_shoff: the section headers are cut off with the rest
+    lib.put<std::uint16_t>(60, 0);
+    lib.put<std::uint16_t>(62, 0);
+    lib.bytes.resize(end);
+    expect(lib, Outcome::crashes, "past the end of the file");
+  }
   SUBCASE("[2.35+] _dl_map_segment reserves maplength + p_align first: a huge power-of-two p_align") {
     for (std::uint64_t align : {1ull << 46, 1ull << 47, 1ull << 62, 1ull << 63}) {
       CAPTURE(align);
