@@ -47,7 +47,9 @@ for i in "${!bases[@]}"; do cp "${bases[$i]}" "$env/lib/libcufft_base$i.so"; don
 python3 "$corpus" generate "$env/lib" 2000 1 "${bases[@]}" > "$scratch/variants.txt" 2> "$scratch/sweep.txt"
 cat "$scratch/sweep.txt"
 swept=$(sed -n 's/^# program-header fields swept: \([0-9]*\) of \([0-9]*\).*/\1 \2/p' "$scratch/sweep.txt")
-[ -n "$swept" ] && [ "${swept% *}" = "${swept#* }" ] || fail "not every program-header field of every base was changed: $swept"
+if [ -z "$swept" ] || [ "${swept% *}" != "${swept#* }" ]; then
+  fail "not every program-header field of every base was changed: $swept"
+fi
 
 status=0
 "$CONDACUDA" doctor -p "$env" --json > "$scratch/doctor.json" 2> "$scratch/doctor.err" || status=$?
