@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "elf/elf_constants.hpp"
+#include "elf/load_image.hpp"
 
 namespace condacuda::elf {
 
@@ -100,24 +101,57 @@ Status ElfObject::parse_headers() {
   if (phentsize != phdr_size) return corrupt("unexpected program header size " + std::to_string(phentsize));
   if (!r.has(phoff, static_cast<std::uint64_t>(phnum) * phdr_size))
     return corrupt("program headers extend past the end of the file");
+  // PT_DYNAMIC as _dl_map_object_from_fd (elf/dl-load.c) takes it: the last
+  // one with a p_filesz gives l_ld = p_vaddr; one with p_filesz 0 (separate
+  // debuginfo), or an l_ld of 0, is "object file has no dynamic section".
+  // p_offset is never used, and p_filesz only for that test.
+  std::optional<std::uint64_t> l_ld;
+  bool empty_dynamic = false;
   for (std::uint16_t i = 0; i < phnum; ++i) {
     std::uint64_t p = phoff + static_cast<std::uint64_t>(i) * phdr_size;
     std::uint32_t ptype = *r.u32(p);
     std::uint64_t offset = *r.u64(p + 8), vaddr = *r.u64(p + 16), filesz = *r.u64(p + 32);
     if (ptype == pt_load) loads_.push_back({vaddr, offset, filesz});
     if (ptype == pt_dynamic) {
-      has_dynamic_ = true;
-      dynamic_offset_ = vaddr; // an address until the load commands are all known
-      dynamic_size_ = filesz;
+      if (filesz == 0) empty_dynamic = true;
+      else l_ld = vaddr;
     }
   }
-  if (has_dynamic_) {
-    // ld.so reads the dynamic section at p_vaddr in the mapped image
-    // (_dl_map_object_from_fd sets l_ld from it); p_offset is never used.
-    auto off = vaddr_to_offset(dynamic_offset_);
-    if (!off) return corrupt("dynamic section lies outside the loaded segments");
-    if (!r.has(*off, dynamic_size_)) return corrupt("dynamic section extends past the end of the file");
-    dynamic_offset_ = *off;
+  has_dynamic_ = l_ld && *l_ld != 0 && !empty_dynamic;
+  if (has_dynamic_) return read_dynamic_array(*l_ld);
+  return ok_status();
+}
+
+Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {
+  // elf_get_dynamic_info (elf/get-dynamic-info.h) and _dl_map_object_deps
+  // (elf/dl-deps.c) walk the dynamic array in the mapped image from l_ld up to
+  // DT_NULL, not to PT_DYNAMIC's p_filesz: entries past p_filesz count, and
+  // zero-fill (a bss) reads as DT_NULL. The image is the one _dl_map_segments
+  // makes (elf/load_image.hpp), with 4 KiB pages, x86-64's: with larger pages
+  // more of the file is mapped, and an array that runs out of this image is
+  // an error here (check_load says whether ld.so crashes on it).
+  constexpr std::uint64_t page = 4096;
+  constexpr std::uint64_t max_entries = 1u << 22; // the loader would fault long before
+  LoadImage image(reader_, page);
+  if (!image.map_program_headers()) return corrupt("dynamic section lies outside the loaded segments");
+  const std::byte* base = reader_.span().data();
+  for (std::uint64_t at = l_ld, n = 0;; at += dyn_size, ++n) {
+    if (n == max_entries) return corrupt("the dynamic section has no DT_NULL");
+    auto tag = image.read(at, 8), value = image.read(at + 8, 8);
+    // Past the end of the file inside its last page the image reads zeros
+    // (a DT_NULL ld.so would take); the reader takes no facts from a cut
+    // file, and calls it damaged.
+    const bool cut = tag && value && image.past_end_of_file(at, dyn_size);
+    if (!tag || !value || cut) {
+      if (cut || image.touch(at, dyn_size, false) == LoadImage::Fault::past_file)
+        return corrupt("dynamic section extends past the end of the file");
+      return corrupt(n == 0 ? "dynamic section lies outside the loaded segments"
+                            : "the dynamic section, read up to its DT_NULL, runs out of the mapped image");
+    }
+    if (static_cast<std::int64_t>(*tag) == dt_null) break;
+    std::optional<std::uint64_t> file_offset;
+    if (auto span = image.file_span(at, dyn_size)) file_offset = static_cast<std::uint64_t>(span->data() - base);
+    dyn_entries_.push_back({static_cast<std::int64_t>(*tag), *value, file_offset});
   }
   return ok_status();
 }
@@ -142,23 +176,16 @@ std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
 
 std::vector<std::uint64_t> ElfObject::dynamic_entry_offsets(std::int64_t tag) const {
   std::vector<std::uint64_t> out;
-  for (std::uint64_t i = 0; i < dynamic_size_ / dyn_size; ++i) {
-    std::uint64_t at = dynamic_offset_ + i * dyn_size;
-    auto t = reader_.i64(at);
-    if (!t || *t == dt_null) break;
-    if (*t == tag) out.push_back(at);
-  }
+  for (const DynEntry& e : dyn_entries_)
+    if (e.tag == tag && e.file_offset) out.push_back(*e.file_offset);
   return out;
 }
 
 Status ElfObject::parse_dynamic_entries() {
-  const ByteReader& r = reader_;
-  std::uint64_t count = dynamic_size_ / dyn_size;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::int64_t tag = *r.i64(dynamic_offset_ + i * dyn_size);
-    std::uint64_t val = *r.u64(dynamic_offset_ + i * dyn_size + 8);
+  for (const DynEntry& e : dyn_entries_) {
+    const std::int64_t tag = e.tag;
+    const std::uint64_t val = e.value;
     switch (tag) {
-    case dt_null: i = count; break;
     case dt_needed: needed_offsets_.push_back(val); break;
     case dt_filter: filter_offsets_.push_back(val); break;
     case dt_auxiliary: aux_offsets_.push_back(val); break;

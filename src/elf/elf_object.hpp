@@ -179,6 +179,7 @@ public:
 private:
   ElfObject() = default;
   Status parse_headers();
+  Status read_dynamic_array(std::uint64_t l_ld);
   Status parse_dynamic_entries();
   Status resolve_dynamic_strings(); // DT_STRTAB located, every name the section gives read from it
   Status parse_symbols();
@@ -218,7 +219,13 @@ private:
   std::uint16_t type_ = 0;
   bool has_dynamic_ = false;
   std::vector<Segment> loads_;
-  std::uint64_t dynamic_offset_ = 0, dynamic_size_ = 0;
+  // The dynamic array as ld.so reads it (read_dynamic_array), DT_NULL left out.
+  struct DynEntry {
+    std::int64_t tag;
+    std::uint64_t value;
+    std::optional<std::uint64_t> file_offset; // where the file holds it, when it does
+  };
+  std::vector<DynEntry> dyn_entries_;
   std::uint64_t shoff_ = 0;
   std::uint16_t shnum_ = 0, shentsize_ = 0;
 

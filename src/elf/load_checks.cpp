@@ -30,6 +30,15 @@ constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_textrel = 2
 constexpr std::uint64_t df_textrel = 0x4;
 // A mapping past the user address space of x86-64 (47 bits) cannot be made.
 constexpr std::uint64_t max_mapping = 1ull << 47;
+// The largest mapping without MAP_FIXED (the reservation _dl_map_segments
+// asks for) that the kernel surely places: the largest free gap of a PIE
+// process's address space lies below the executable, which load_elf_binary
+// puts at ELF_ET_DYN_BASE (2/3 of the 47-bit space, 0x555555554aaa) plus a
+// random offset; above mmap_min_addr (64 KiB) that leaves 0x555555544000
+// bytes. A larger one fails or not by where the executable landed (E10: on
+// Debian 12 a PROT_NONE mmap of 0x500000000000 bytes succeeds, one of
+// 0x600000000000 fails); the model calls it a refusal.
+constexpr std::uint64_t max_reservation = 0x555555544000ull;
 // Bounds the work a hostile file can ask for: dynamic entries, relocations,
 // version records, string bytes. The loader would fault long before.
 constexpr std::uint64_t max_steps = 1u << 22;
@@ -103,6 +112,9 @@ private:
         }
       } else if (type == pt_load) {
         if (((vaddr - offset) & (page_ - 1)) != 0) return refuse("ELF load command address/offset not page-aligned");
+        // p_align_max: the largest power-of-two p_align (powerof2 (0) holds, and is no maximum).
+        std::uint64_t align = *file_.u64(p + 48);
+        if ((align & (align - 1)) == 0 && align > p_align_max_) p_align_max_ = align;
         LoadCommand c{down(vaddr, page_), up(vaddr + filesz, page_), vaddr + filesz, vaddr + memsz, down(offset, page_), flags};
         if (!loads_.empty() && loads_.back().mapend != c.mapstart) has_holes_ = true;
         // The gABI orders load commands by address; ld.so relies on it
@@ -119,9 +131,23 @@ private:
     }
     if (loads_.empty()) return refuse("object file has no loadable segments");
     if (*file_.u16(16) != et_dyn) return refuse("cannot dynamically load executable");
-    if (!dynamic_ || empty_dynamic) return refuse("object file has no dynamic section");
+    // l_ld is the last non-empty PT_DYNAMIC's p_vaddr; 0 reads as none.
+    if (!dynamic_ || *dynamic_ == 0 || empty_dynamic) return refuse("object file has no dynamic section");
     if (overlap_) return crash("load commands out of order or overlapping: one maps over another's memory");
     return {};
+  }
+
+  // Whether the kernel maps `len` bytes of the file from the page-aligned
+  // `offset` (do_mmap, mm/mmap.c): the length is rounded up to pages, and
+  // file_mmap_ok refuses (EOVERFLOW) an end past MAX_LFS_FILESIZE (2^63 - 1
+  // on 64-bit) in whole pages. An offset past the end of the file is no
+  // error: the pages are mapped and fault when touched (the image's
+  // past_file), so a huge p_offset below that limit loads if nothing reads it.
+  bool file_mmap_ok(std::uint64_t offset, std::uint64_t len) const {
+    constexpr std::uint64_t max_lfs_filesize = 0x7fffffffffffffffull;
+    len = up(len, page_);
+    if (len == 0 || len > max_lfs_filesize) return false;
+    return offset / page_ <= (max_lfs_filesize - len) / page_;
   }
 
   // _dl_map_segments (elf/dl-map-segments.h), ET_DYN.
@@ -129,8 +155,18 @@ private:
     const LoadCommand& first = loads_.front();
     const LoadCommand& last = loads_.back();
     std::uint64_t maplength = last.allocend - first.mapstart;
-    if (last.allocend <= first.mapstart || maplength > max_mapping || ((first.flags & pf_w) && maplength > commit_limit_))
+    if (last.allocend <= first.mapstart || maplength > max_reservation || ((first.flags & pf_w) && maplength > commit_limit_))
       return refuse("failed to map segment from shared object");
+    if (p_align_max_ > page_) {
+      // [2.35+] _dl_map_segment: with a p_align above the page size, first an
+      // anonymous PROT_NONE reservation of maplength + p_align (2 * p_align
+      // when that is more), in which the file is then mapped aligned. Its
+      // size wraps or exceeds the address space: mmap fails.
+      std::uint64_t maplen = maplength >= p_align_max_ ? maplength + p_align_max_ : 2 * p_align_max_;
+      if (maplen == 0 || maplen > max_reservation)
+        return refuse("failed to map segment from shared object");
+    }
+    if (!file_mmap_ok(first.mapoff, maplength)) return refuse("failed to map segment from shared object");
     if (has_holes_ && last.mapstart < first.mapend) return refuse("ELF load command address/offset not page-aligned");
     image_.map(first.mapstart, first.mapstart + maplength, first.flags, true, first.mapoff);
     phnum_ = *file_.u16(56);
@@ -138,7 +174,8 @@ private:
     for (std::size_t i = 0; i < loads_.size(); ++i) {
       const LoadCommand& c = loads_[i];
       if (i > 0 && c.mapend > c.mapstart) {
-        if (c.mapend - c.mapstart > max_mapping) return refuse("failed to map segment from shared object");
+        if (c.mapend - c.mapstart > max_mapping || !file_mmap_ok(c.mapoff, c.mapend - c.mapstart))
+          return refuse("failed to map segment from shared object");
         if (c.mapstart < first.mapstart || c.mapend > up(first.mapstart + maplength, page_))
           return crash("a load command maps over memory outside the object's reservation");
         image_.map(c.mapstart, c.mapend, c.flags, true, c.mapoff);
@@ -160,6 +197,16 @@ private:
       }
     }
     image_.seal();
+    // A writable command whose file pages reach past the end of the file
+    // (p_filesz raised over what was its bss): the mapping succeeds, and the
+    // first touch of those pages, by ld.so or by the object's constructors
+    // zeroing or filling their data through libc, dies of SIGBUS. Not every
+    // such file is touched there before dlopen returns; the model calls it a
+    // crash rather than risk a "loads" (E10).
+    std::uint64_t file_end = up(file_.size(), page_);
+    for (const LoadCommand& c : loads_)
+      if ((c.flags & pf_w) && c.mapend > c.mapstart && c.mapoff + (c.mapend - c.mapstart) > file_end)
+        return crash("a writable segment maps pages past the end of the file: touching its data faults (SIGBUS)");
     // l_phdr: PT_PHDR's address, else where a load command maps e_phoff
     // (_dl_postprocess_loadcmd), else a copy. _dl_map_object_from_fd reads
     // the program headers there once the segments are mapped (PT_NOTE,
@@ -736,6 +783,7 @@ private:
   bool overlap_ = false;
   std::optional<std::uint64_t> dynamic_;
   std::uint32_t dynamic_flags_ = 0;
+  std::uint64_t p_align_max_ = 0;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
   std::optional<std::uint64_t> phdr_; // PT_PHDR's address
   std::uint16_t phnum_ = 0;

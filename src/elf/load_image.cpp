@@ -8,7 +8,51 @@ namespace condacuda::elf {
 namespace {
 // A string longer than this is not read on (a hostile table of no NUL).
 constexpr std::uint64_t max_string = 1u << 22;
+constexpr std::uint32_t pt_load = 1;
 } // namespace
+
+bool LoadImage::map_program_headers() {
+  // The load commands as _dl_map_object_from_fd (elf/dl-load.c) records them
+  // and the mappings _dl_map_segments (elf/dl-map-segments.h) makes, ET_DYN:
+  // the first command maps the whole reservation from the file, a hole
+  // between commands becomes PROT_NONE, the others are mapped over it, the
+  // tail of each last file page is zeroed and the bss mapped anonymous.
+  struct Command {
+    std::uint64_t mapstart, mapend, dataend, allocend, mapoff;
+    std::uint32_t flags;
+  };
+  auto down = [this](std::uint64_t v) { return v & ~(page_ - 1); };
+  auto up = [this](std::uint64_t v) { return (v + page_ - 1) & ~(page_ - 1); };
+  auto phoff = file_.u64(32);
+  auto phnum = file_.u16(56);
+  if (!phoff || !phnum || !file_.has(*phoff, 56ull * *phnum)) return false;
+  std::vector<Command> loads;
+  bool has_holes = false;
+  for (std::uint16_t i = 0; i < *phnum; ++i) {
+    std::uint64_t p = *phoff + 56ull * i;
+    if (*file_.u32(p) != pt_load) continue;
+    std::uint64_t offset = *file_.u64(p + 8), vaddr = *file_.u64(p + 16), filesz = *file_.u64(p + 32),
+                  memsz = *file_.u64(p + 40);
+    Command c{down(vaddr), up(vaddr + filesz), vaddr + filesz, vaddr + memsz, down(offset), *file_.u32(p + 4)};
+    if (!loads.empty() && loads.back().mapend != c.mapstart) has_holes = true;
+    loads.push_back(c);
+  }
+  if (loads.empty()) return false;
+  const Command& first = loads.front();
+  const Command& last = loads.back();
+  map(first.mapstart, last.allocend, first.flags, true, first.mapoff);
+  if (has_holes) map(first.mapend, last.mapstart, 0, false, 0);
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    const Command& c = loads[i];
+    if (i > 0 && c.mapend > c.mapstart) map(c.mapstart, c.mapend, c.flags, true, c.mapoff);
+    if (c.allocend <= c.dataend) continue;
+    std::uint64_t zeropage = std::min(up(c.dataend), c.allocend);
+    if (zeropage > c.dataend) zero(c.dataend, zeropage);
+    if (c.allocend > zeropage) map(zeropage, c.allocend, c.flags, false, 0);
+  }
+  seal();
+  return true;
+}
 
 void LoadImage::seal() {
   std::vector<std::uint64_t> cuts;
@@ -78,6 +122,17 @@ std::optional<std::span<const std::byte>> LoadImage::file_span(std::uint64_t add
   std::uint64_t off = r->offset + (addr - r->start);
   if (off < r->offset) return std::nullopt;
   return file_.bytes(off, n);
+}
+
+bool LoadImage::past_end_of_file(std::uint64_t addr, std::uint64_t n) const {
+  for (std::uint64_t a = addr; a - addr < n; ++a) {
+    const Region* r = at(a);
+    if (r && r->from_file && !zeroed(a)) {
+      std::uint64_t off = r->offset + (a - r->start);
+      if (off < r->offset || off >= file_.size()) return true;
+    }
+  }
+  return false;
 }
 
 std::optional<std::uint64_t> LoadImage::read(std::uint64_t addr, std::uint64_t n) const {

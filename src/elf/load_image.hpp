@@ -33,6 +33,13 @@ public:
   // Flattens the regions into disjoint pieces, each with the region on top,
   // for lookups by binary search.
   void seal();
+  // The whole image of the file's PT_LOAD commands, mapped as above and
+  // sealed: what elf/load_checks.cpp's map_segments builds, without the
+  // refusals and crashes it reports on the way (check_load says those), for
+  // readers of what ld.so reads in memory (ElfObject's dynamic section).
+  // False, nothing mapped, when the program headers cannot be read or hold no
+  // PT_LOAD.
+  bool map_program_headers();
   // DT_TEXTREL: _dl_relocate_object makes every load command writable.
   void make_loads_writable() { textrel_ = true; }
 
@@ -43,6 +50,9 @@ public:
   // [addr, addr + n) in place, when one region maps them from inside the
   // file and nothing zeroed them; else nullopt (read() still may).
   std::optional<std::span<const std::byte>> file_span(std::uint64_t addr, std::uint64_t n) const;
+  // Whether some byte of [addr, addr + n) (n <= 64) is mapped from the file
+  // but lies past its end: inside the file's last page it reads as zero.
+  bool past_end_of_file(std::uint64_t addr, std::uint64_t n) const;
   // The NUL-terminated string at addr, when it can be read whole.
   std::optional<std::string> string_at(std::uint64_t addr) const;
   bool string_readable(std::uint64_t addr) const;

@@ -55,7 +55,8 @@ class Layout:
 
     def phdr_at(self, at):
         t, flags, offset, vaddr, paddr, filesz, memsz, align = struct.unpack_from("<IIQQQQQQ", self.data, at)
-        return dict(at=at, type=t, flags=flags, offset=offset, vaddr=vaddr, filesz=filesz, memsz=memsz, align=align)
+        return dict(at=at, type=t, flags=flags, offset=offset, vaddr=vaddr, paddr=paddr, filesz=filesz, memsz=memsz,
+                    align=align)
 
     def read_sections(self):
         out = {}
@@ -82,6 +83,18 @@ class Layout:
             return []
         off, size = self.dynamic
         return [off + 16 * i for i in range(size // 16)]
+
+    def live_entries(self):
+        """File offsets of the dynamic entries before DT_NULL."""
+        if not self.dynamic:
+            return []
+        off, size = self.dynamic
+        out = []
+        for i in range(size // 16):
+            if struct.unpack_from("<q", self.data, off + 16 * i)[0] == 0:
+                break
+            out.append(off + 16 * i)
+        return out
 
 
 def interesting(rng, old, width):
@@ -125,18 +138,68 @@ def header_field(rng, data, lay):
     return data, "%s %#x -> %#x" % (name, old, new)
 
 
-def phdr_field(rng, data, lay):
-    p = rng.choice(lay.phdrs)
-    fields = [(0, 4, "p_type"), (4, 4, "p_flags"), (8, 8, "p_offset"), (16, 8, "p_vaddr"), (32, 8, "p_filesz"),
-              (40, 8, "p_memsz"), (48, 8, "p_align")]
-    off, width, name = rng.choice(fields)
+PHDR_FIELDS = [(0, 4, "p_type"), (4, 4, "p_flags"), (8, 8, "p_offset"), (16, 8, "p_vaddr"), (24, 8, "p_paddr"),
+               (32, 8, "p_filesz"), (40, 8, "p_memsz"), (48, 8, "p_align")]
+PAGE = 0x1000
+TOP = (1 << 64) - 1
+
+
+def phdr_value(rng, name, p, old, data):
+    """A new value for one program-header field: the generic interesting
+    values, or ones aimed at what ld.so checks of that field."""
+    if rng.random() < 0.3:
+        return interesting(rng, old, 4 if name in ("p_type", "p_flags") else 8)
+    if name == "p_type":
+        return rng.choice([0, PT_LOAD, PT_DYNAMIC, PT_NOTE, PT_PHDR, PT_TLS, PT_GNU_STACK, PT_GNU_RELRO, 0x6474E553,
+                           0x70000000, rng.getrandbits(32)])
+    if name == "p_flags":
+        return rng.choice([0, 1, 2, 3, 4, 5, 6, 7, old ^ 2, old ^ 1, old | 0xF0000000, rng.getrandbits(32)])
+    if name in ("p_offset", "p_vaddr"):
+        # Page multiples keep p_vaddr - p_offset page-aligned (the load command
+        # passes that check and reaches mmap): far past the end of the file,
+        # at the kernel's MAX_LFS_FILESIZE limit, wrapping; or not aligned.
+        pages = rng.choice([1, 2, 16, 1 << 20, 1 << 28, 1 << 34, 1 << 38, (1 << 51) - 1, 1 << 51, (1 << 52) - 1])
+        return rng.choice([old + pages * PAGE, old - pages * PAGE, (len(data) + PAGE - 1) // PAGE * PAGE + (old & 0xFFF),
+                           0x7FFFFFFFFFFFF000 + (old & 0xFFF), 0x7FFFFFFFFFFF0000 + (old & 0xFFF),
+                           0xFFFFFFFFFFFFF000 + (old & 0xFFF), old & 0xFFF, old + rng.randint(1, 15),
+                           old - rng.randint(1, 15)]) & TOP
+    if name == "p_paddr":  # never read by ld.so
+        return rng.getrandbits(64)
+    if name in ("p_filesz", "p_memsz"):
+        other = p["memsz"] if name == "p_filesz" else p["filesz"]
+        return rng.choice([0, 1, old | 1, old + rng.randint(1, 64), max(0, old - rng.randint(1, 64)),
+                           old // 2, other, other + 1, max(0, other - 1), old + PAGE, old + (1 << 32),
+                           1 << 44, 0x500000000000, 0x600000000000, 1 << 47, 1 << 62, TOP, TOP - old,
+                           len(data) - p["offset"] & TOP]) & TOP
+    # p_align: powers of two up to 2^63 (ld.so reserves maplength + the
+    # largest), zero, and others (ignored).
+    return rng.choice([0, 1, 2, 8, PAGE, 0x10000, 0x200000, 1 << 30, 1 << 40, 1 << 44, 1 << 45, 1 << 46, 1 << 47,
+                       1 << 62, 1 << 63, old + 1, 3 * PAGE, TOP])
+
+
+def phdr_field(rng, data, lay, p=None, field=None):
+    p = p or rng.choice(lay.phdrs)
+    off, width, name = field or rng.choice(PHDR_FIELDS)
     at = p["at"] + off
     old = int.from_bytes(data[at:at + width], "little")
-    new = interesting(rng, old, width)
-    if name == "p_type":
-        new = rng.choice([0, PT_LOAD, PT_DYNAMIC, PT_NOTE, PT_PHDR, PT_TLS, PT_GNU_STACK, PT_GNU_RELRO, new])
+    new = phdr_value(rng, name, p, old, data) & ((1 << (8 * width)) - 1)
     put(data, at, width, new)
-    return data, "phdr type %#x: %s %#x -> %#x" % (p["type"], name, old, new)
+    return data, "phdr %d (type %#x): %s %#x -> %#x" % (lay.phdrs.index(p), p["type"], name, old, new)
+
+
+class Sweep:
+    """Every field of every program header of every base, in turn."""
+
+    def __init__(self, layouts):
+        self.triples = [(k, p, f) for k, lay in enumerate(layouts) for p in lay.phdrs for f in PHDR_FIELDS]
+        self.next = 0
+        self.covered = set()
+
+    def take(self):
+        t = self.triples[self.next % len(self.triples)]
+        self.next += 1
+        self.covered.add((t[0], t[1]["at"], t[2][2]))
+        return t
 
 
 def dynamic_entry(rng, data, lay):
@@ -160,6 +223,77 @@ def dynamic_entry(rng, data, lay):
     new = interesting(rng, old, 8)
     put(data, at + 8, 8, new)
     return data, "dynamic tag %#x: value %#x -> %#x" % (tag, old, new)
+
+
+def dynamic_bounds(rng, data, lay):
+    """The dynamic array's bounds: ld.so reads it at PT_DYNAMIC's p_vaddr in
+    the mapped image up to DT_NULL (elf/get-dynamic-info.h, elf/dl-deps.c);
+    p_filesz only tells an empty one apart, p_offset is never read."""
+    dyn = next((p for p in lay.phdrs if p["type"] == PT_DYNAMIC), None)
+    entries = lay.live_entries()
+    if dyn is None or not entries:
+        return phdr_field(rng, data, lay)
+    used = 16 * (len(entries) + 1)  # up to and with DT_NULL
+    choice = rng.randrange(7)
+    if choice == 0:
+        new = rng.choice([0, 1, 7, 8, 15, 16, 17, used - 16, used - 1, used + 1, used + 7, dyn["filesz"] | 1,
+                          16 * rng.randrange(1, len(entries) + 1) + rng.choice([0, 1, 7, 9, 15]), 1 << 32, TOP])
+        put(data, dyn["at"] + 32, 8, new)
+        return data, "PT_DYNAMIC p_filesz %#x -> %#x" % (dyn["filesz"], new)
+    if choice == 1:
+        new = rng.choice([0, 1, 8, 16, used - 16, used + 1, dyn["memsz"] * 4, 1 << 40, TOP])
+        put(data, dyn["at"] + 40, 8, new)
+        return data, "PT_DYNAMIC p_memsz %#x -> %#x" % (dyn["memsz"], new)
+    if choice == 2:
+        # A DT_NEEDED (or another entry) moved past p_filesz, its name pointed
+        # at another string so that no search finds it: only a reader that
+        # goes on to DT_NULL sees the dependency that fails.
+        needed = [at for at in entries if struct.unpack_from("<q", data, at)[0] == 1]
+        src = rng.choice(needed) if needed and rng.random() < 0.8 else rng.choice(entries)
+        last = entries[-1]
+        a, b = bytes(data[src:src + 16]), bytes(data[last:last + 16])
+        data[src:src + 16], data[last:last + 16] = b, a
+        what = "entry %d moved last" % entries.index(src)
+        if struct.unpack_from("<q", data, last)[0] == 1 and rng.random() < 0.7:
+            val = struct.unpack_from("<Q", data, last + 8)[0]
+            put(data, last + 8, 8, val + rng.choice([1, 3, 4, 8]))
+            what += ", its name moved"
+        cut = last - dyn["offset"] + rng.choice([0, 1, 7, 8, 15])
+        put(data, dyn["at"] + 32, 8, cut)
+        return data, "dynamic array: %s, p_filesz -> %#x" % (what, cut)
+    if choice == 3:
+        # DT_NULL moved earlier: the entries after it are unseen by both.
+        k = rng.randrange(len(entries))
+        put(data, entries[k], 8, 0)
+        return data, "DT_NULL at entry %d of %d" % (k, len(entries))
+    if choice == 4:
+        # p_vaddr moved by whole or half entries, into the next data, or into
+        # the bss (zero-fill reads as DT_NULL).
+        rw = [p for p in lay.phdrs if p["type"] == PT_LOAD and p["vaddr"] <= dyn["vaddr"] < p["vaddr"] + p["memsz"]]
+        targets = [dyn["vaddr"] + 16 * rng.randint(-4, 4), dyn["vaddr"] + 8, dyn["vaddr"] + used,
+                   dyn["vaddr"] - 16 * len(entries), 0, 16, 0x10000000]
+        if rw:
+            targets += [rw[0]["vaddr"] + rw[0]["filesz"], rw[0]["vaddr"] + rw[0]["memsz"] - 8,
+                        (rw[0]["vaddr"] + rw[0]["filesz"] + PAGE) & ~(PAGE - 1), rw[0]["vaddr"] + rw[0]["memsz"]]
+        new = rng.choice(targets) & TOP
+        put(data, dyn["at"] + 16, 8, new)
+        return data, "PT_DYNAMIC p_vaddr %#x -> %#x" % (dyn["vaddr"], new)
+    if choice == 5:
+        new = rng.choice([0, len(data), len(data) + PAGE, TOP - 7, dyn["offset"] + 16, rng.getrandbits(64)])
+        put(data, dyn["at"] + 8, 8, new)
+        return data, "PT_DYNAMIC p_offset %#x -> %#x" % (dyn["offset"], new)
+    # The segment holding the array ends inside it, or just after DT_NULL.
+    rw = [p for p in lay.phdrs if p["type"] == PT_LOAD and p["vaddr"] <= dyn["vaddr"] < p["vaddr"] + p["memsz"]]
+    if not rw:
+        return phdr_field(rng, data, lay)
+    seg = rw[0]
+    end = dyn["vaddr"] + rng.choice([0, 8, 16 * rng.randrange(1, len(entries) + 1), used - 8, used])
+    new = end - seg["vaddr"]
+    field = rng.choice([32, 40, 32])
+    put(data, seg["at"] + field, 8, new)
+    if field == 32 and rng.random() < 0.5:
+        put(data, seg["at"] + 40, 8, max(new, seg["memsz"]))
+    return data, "the load segment of the dynamic array: %s -> %#x" % ("p_filesz" if field == 32 else "p_memsz", new)
 
 
 def table_field(rng, data, lay):
@@ -214,8 +348,8 @@ def byte_flips(rng, data, lay):
     return data, "flipped " + " ".join(done)
 
 
-KINDS = [truncate, header_field, phdr_field, dynamic_entry, dynamic_entry, table_field, random_body, byte_flips,
-         byte_flips]
+KINDS = [truncate, header_field, phdr_field, "sweep", dynamic_entry, dynamic_bounds, "sweep", dynamic_entry,
+         table_field, random_body, dynamic_bounds, byte_flips, "sweep", byte_flips]
 
 
 def generate(out, count, seed, bases):
@@ -223,15 +357,22 @@ def generate(out, count, seed, bases):
     blobs = [(os.path.basename(b), open(b, "rb").read()) for b in bases]
     layouts = [Layout(d) for _, d in blobs]
     os.makedirs(out, exist_ok=True)
+    sweep = Sweep(layouts)
     for i in range(count):
         k = rng.randrange(len(blobs))
-        base, data = blobs[k]
         kind = KINDS[i % len(KINDS)]
-        variant, what = kind(rng, bytearray(data), layouts[k])
+        if kind == "sweep":
+            k, p, field = sweep.take()
+            variant, what = phdr_field(rng, bytearray(blobs[k][1]), layouts[k], p, field)
+        else:
+            variant, what = kind(rng, bytearray(blobs[k][1]), layouts[k])
+        base = blobs[k][0]
         name = "libcufft_h%04d.so" % i
         with open(os.path.join(out, name), "wb") as f:
             f.write(variant)
         print("%s %s: %s" % (name, base, what))
+    print("# program-header fields swept: %d of %d (every field of every program header of every base)"
+          % (len(sweep.covered), len(sweep.triples)), file=sys.stderr)
 
 
 def real_verdict(probe, path):

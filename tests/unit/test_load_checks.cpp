@@ -15,6 +15,7 @@
 #include "elf/elf_object.hpp"
 #include "elf/load_checks.hpp"
 #include "support/fixture.hpp"
+#include "support/oracle.hpp"
 
 namespace elf = condacuda::elf;
 using Outcome = elf::LoadCheck::Outcome;
@@ -145,6 +146,131 @@ TEST_CASE("_dl_map_object_from_fd (elf/dl-load.c): load commands") {
     CHECK(c.outcome == Outcome::crashes);
     CHECK(lib.real() != Outcome::ok);
   }
+}
+
+TEST_CASE("_dl_map_segments (elf/dl-map-segments.h): an mmap the kernel refuses is 'failed to map segment'") {
+  // mmap of a file at an offset past its end succeeds (the pages fault when
+  // touched); the kernel refuses with EOVERFLOW only an end past
+  // MAX_LFS_FILESIZE (do_mmap, file_mmap_ok in mm/mmap.c).
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    Library lib;
+    std::uint64_t p = lib.phdr(elf::pt_load, i);
+    REQUIRE(p != 0);
+    // Page-aligned, so p_vaddr - p_offset stays a multiple of the page size.
+    lib.put<std::uint64_t>(p + 8, lib.get<std::uint64_t>(p + 8) + 0x7ffffffffffff000ull);
+    expect(lib, Outcome::refuses, "failed to map segment from shared object");
+  }
+  SUBCASE("a segment past the end of the file that nothing reads loads") {
+    Library lib;
+    std::uint64_t eh = 0; // the read-only segment after the code (.eh_frame): ld.so never reads it
+    for (int i = 0; std::uint64_t p = lib.phdr(elf::pt_load, i); ++i)
+      if (lib.get<std::uint32_t>(p + 4) == 4 && i > 0) eh = p;
+    REQUIRE(eh != 0);
+    lib.put<std::uint64_t>(eh + 8, lib.get<std::uint64_t>(eh + 8) + (1ull << 40));
+    CHECK(lib.check().ok());
+    CHECK(lib.real() == Outcome::ok);
+  }
+  SUBCASE("the writable segment past the end of the file: relocation faults") {
+    Library lib;
+    std::uint64_t rw = 0;
+    for (int i = 0; std::uint64_t p = lib.phdr(elf::pt_load, i); ++i)
+      if (lib.get<std::uint32_t>(p + 4) & 2) rw = p;
+    REQUIRE(rw != 0);
+    lib.put<std::uint64_t>(rw + 8, lib.get<std::uint64_t>(rw + 8) + (1ull << 40));
+    expect(lib, Outcome::crashes, "");
+  }
+  SUBCASE("a writable segment whose file pages reach past the end of the file: its data faults when touched") {
+    // A constructor that stores to the last page of a 3-page bss; p_filesz
+    // raised to p_memsz and the file cut after the segment's file bytes: that
+    // page is mapped from past the end of the file and the store dies of
+    // SIGBUS. (Pages past the end that nothing touches would load: the model
+    // calls every such writable segment a crash.)
+    fixture::TempDir dir{"pastend"};
+    fixture::shared_library(dir / "big.so",
+                            "static char big[3 * 4096];\n"
+                            "__attribute__((constructor)) static void init(void) { big[sizeof big - 1] = 1; }\n"
+                            "char *get(void) { return big; }\n",
+                            {"-O1"});
+    std::string text = fixture::read_file(dir / "big.so");
+    Library lib;
+    lib.bytes.assign(reinterpret_cast<const std::byte*>(text.data()), reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    std::uint64_t rw = 0;
+    for (int i = 0; std::uint64_t p = lib.phdr(elf::pt_load, i); ++i)
+      if (lib.get<std::uint32_t>(p + 4) & 2) rw = p;
+    REQUIRE(rw != 0);
+    std::uint64_t end = lib.get<std::uint64_t>(rw + 8) + lib.get<std::uint64_t>(rw + 32);
+    REQUIRE(end <= lib.bytes.size());
+    lib.put<std::uint64_t>(rw + 32, lib.get<std::uint64_t>(rw + 40));
+    lib.put<std::uint64_t>(40, 0); // e_shoff: the section headers are cut off with the rest
+    lib.put<std::uint16_t>(60, 0);
+    lib.put<std::uint16_t>(62, 0);
+    lib.bytes.resize(end);
+    expect(lib, Outcome::crashes, "past the end of the file");
+  }
+  SUBCASE("[2.35+] _dl_map_segment reserves maplength + p_align first: a huge power-of-two p_align") {
+    for (std::uint64_t align : {1ull << 46, 1ull << 47, 1ull << 62, 1ull << 63}) {
+      CAPTURE(align);
+      Library lib;
+      lib.put<std::uint64_t>(lib.phdr(elf::pt_load, 0) + 48, align);
+      expect(lib, Outcome::refuses, "failed to map segment from shared object");
+    }
+    Library fine; // 1 GiB: reserved, then unmapped around the aligned object
+    fine.put<std::uint64_t>(fine.phdr(elf::pt_load, 0) + 48, 1ull << 30);
+    CHECK(fine.check().ok());
+    CHECK(fine.real() == Outcome::ok);
+    Library odd; // not a power of two: ignored (powerof2 in dl-load.c)
+    odd.put<std::uint64_t>(odd.phdr(elf::pt_load, 0) + 48, (1ull << 62) + 1);
+    CHECK(odd.check().ok());
+    CHECK(odd.real() == Outcome::ok);
+  }
+}
+
+TEST_CASE("_dl_map_object_from_fd: a PT_DYNAMIC at p_vaddr 0 leaves l_ld null: no dynamic section") {
+  Library lib;
+  lib.put<std::uint64_t>(lib.phdr(elf::pt_dynamic) + 16, 0);
+  expect(lib, Outcome::refuses, "object file has no dynamic section");
+  auto o = elf::ElfObject::parse(elf::bytes_from_vector(lib.bytes), true);
+  REQUIRE(o.ok());
+  CHECK(!(*o)->has_dynamic());
+}
+
+TEST_CASE("_dl_map_object_deps (elf/dl-deps.c) walks DT_NEEDED up to DT_NULL: an entry past p_filesz is a dependency") {
+  // libroot.so needs libgone.so, which is nowhere to be found. Its DT_NEEDED
+  // entry is moved to the end of the dynamic array and PT_DYNAMIC's p_filesz
+  // made odd and short of it: ld.so still reads it and fails to find the
+  // library; the simulator must see it too.
+  fixture::TempDir dir{"dynbounds"};
+  fixture::shared_library(dir / "libgone.so", "int gone(void) { return 1; }\n", {"-Wl,-soname,libgone.so"});
+  fixture::shared_library(dir / "libroot.so", "int gone(void);\nint root(void) { return gone(); }\n",
+                          {"-L" + dir.path(), "-lgone"});
+  fixture::run({"rm", dir / "libgone.so"});
+  std::string text = fixture::read_file(dir / "libroot.so");
+  Library lib;
+  lib.bytes.assign(reinterpret_cast<const std::byte*>(text.data()), reinterpret_cast<const std::byte*>(text.data()) + text.size());
+  std::uint64_t p = lib.phdr(elf::pt_dynamic);
+  std::uint64_t first = lib.get<std::uint64_t>(p + 8), needed = lib.dyn(elf::dt_needed), last = needed;
+  REQUIRE(needed != 0);
+  while (lib.get<std::int64_t>(last + 16) != 0) last += 16; // the entry before DT_NULL
+  REQUIRE(last != needed);
+  for (int half = 0; half < 2; ++half) { // swap the two entries
+    auto a = lib.get<std::uint64_t>(needed + 8 * half), b = lib.get<std::uint64_t>(last + 8 * half);
+    lib.put<std::uint64_t>(needed + 8 * half, b);
+    lib.put<std::uint64_t>(last + 8 * half, a);
+  }
+  lib.put<std::uint64_t>(p + 32, last - first + 7); // odd, and ends inside the moved DT_NEEDED
+  auto parsed = elf::ElfObject::parse(elf::bytes_from_vector(lib.bytes), true);
+  REQUIRE_MESSAGE(parsed.ok(), parsed.error().message);
+  REQUIRE((*parsed)->dynamic().needed.size() == 1);
+  CHECK((*parsed)->dynamic().needed[0] == "libgone.so");
+  CHECK(lib.check().ok());
+  std::string path = dir / "variant.so";
+  fixture::write_file(path, std::string(reinterpret_cast<const char*>(lib.bytes.data()), lib.bytes.size()));
+  auto real = oracle::real({{path}});
+  auto sim = oracle::simulated({{path}});
+  CHECK(!real.ok);
+  CHECK(real.error.find("libgone.so: cannot open shared object file") != std::string::npos);
+  CHECK(sim == real);
 }
 
 TEST_CASE("elf_get_dynamic_info (elf/get-dynamic-info.h): the assertions") {
