@@ -420,6 +420,8 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
   std::vector<std::vector<std::size_t>> members(class_count); // class -> indices into roots
   for (std::size_t i = 0; i < roots.size(); ++i) members[roots[i].cls].push_back(i);
   auto path_of = [&](std::size_t root) { return in.env.prefix + "/" + report.roots[root].file; };
+  std::vector<std::string> rel; // each root as a step names it
+  for (const auto& r : roots) rel.push_back(relative(path_of(r.root), in.env.prefix));
 
   // Each class pair simulated once, on representatives: the first member of
   // each (of a class with itself, its first two). Each representative first
@@ -429,6 +431,12 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
     Outcome outcome = Outcome::skipped;
     std::size_t first = 0, second = 0; // the representatives (indices into roots)
     SequenceStep step;
+    // When the second fails only after the first: the finding's key and what
+    // every member pair shares (normalized paths; a first opened by path is a
+    // class of its own), so that a known finding only lists the members.
+    std::optional<std::tuple<std::string, std::string, std::string>> key;
+    bool by_path = false;      // the copy loaded first is the first root itself
+    bool loaded_by_first = false; // that copy was loaded by the first root (else the host)
   };
   std::map<std::size_t, Sequence> after;
   std::map<std::pair<std::size_t, std::size_t>, Simulated> by_classes;
@@ -458,6 +466,10 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
     const loader::LoadReport* alone = in.host_program ? &report.roots[b].report : nullptr;
     s.step = next_step(sim, host, seq, {path_of(b), loader::Visibility::local}, in.env.prefix, files, alone);
     s.outcome = Outcome::simulated;
+    if (s.step.loads || !s.step.loads_alone || s.step.soname.empty()) return s;
+    s.key = std::make_tuple(s.step.soname, normal(s.step.loaded_copy), normal(s.step.own_copy));
+    s.by_path = relative(s.step.loaded_copy, in.env.prefix) == report.roots[a].file;
+    s.loaded_by_first = s.step.loaded_by == rel[s.first];
     return s;
   };
   // The step of root y after root x (indices into roots): the representatives'
@@ -491,8 +503,8 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
         if (path == from) return to;
       return path;
     };
-    step.file = relative(path_of(b), in.env.prefix);
-    if (step.loaded_by == relative(path_of(ra), in.env.prefix)) step.loaded_by = relative(path_of(a), in.env.prefix);
+    step.file = rel[y];
+    if (step.loaded_by == rel[s.first]) step.loaded_by = rel[x];
     step.loaded_copy = named(step.loaded_copy);
     step.own_copy = named(step.own_copy);
     step.first_error = with_paths(step.first_error, paths);
@@ -534,34 +546,32 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
     return f;
   };
   auto try_order = [&](std::size_t x, std::size_t y) {
-    const Second found = second_after(x, y);
-    if (found.outcome == Outcome::skipped) {
+    const Simulated& s = simulate(roots[x].cls, roots[y].cls);
+    if (s.outcome == Outcome::skipped) {
       ++skipped_pairs;
       skipped_roots.insert(roots[x].root);
       skipped_roots.insert(roots[y].root);
       return;
     }
-    if (found.outcome != Outcome::simulated) return;
-    const SequenceStep& second = found.step;
-    if (second.loads || !second.loads_alone || second.soname.empty()) return;
-    auto key = std::make_tuple(second.soname, normal(second.loaded_copy), normal(second.own_copy));
-    auto [it, added] = by_copies.try_emplace(key);
+    if (s.outcome != Outcome::simulated || !s.key) return;
+    auto [it, added] = by_copies.try_emplace(*s.key);
     Merged& m = it->second;
-    if (added) {
-      order.push_back(key);
-      m.finding = finding_for(x, y, second);
-      for (const auto& root : m.finding.affects) m.listed.insert(root);
-      return;
-    }
-    if (m.finding.severity == Severity::warning && !opened_by_path(roots[x].root, second)) {
+    if (added || (m.finding.severity == Severity::warning && !s.by_path)) {
+      const SequenceStep second = second_after(x, y).step; // with the members' names
+      if (added) {
+        order.push_back(*s.key);
+        m.finding = finding_for(x, y, second);
+        for (const auto& root : m.finding.affects) m.listed.insert(root);
+        return;
+      }
       // An order that needs no open by path: an error, named by it; the roots seen so far stay listed.
       std::vector<std::string> listed = std::move(m.finding.affects);
       m.finding = finding_for(x, y, second);
       m.listed = std::set<std::string>(m.finding.affects.begin(), m.finding.affects.end());
       for (const auto& root : listed) m.list(root);
     }
-    m.list(second.loaded_by);
-    m.list(second.file);
+    m.list(s.loaded_by_first ? rel[x] : s.step.loaded_by);
+    m.list(rel[y]);
   };
   // The pairs to try: closures sharing a soname resolved to different files
   // (decided per pair of classes, but for the roots' own names). Consumers
