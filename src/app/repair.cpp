@@ -68,7 +68,8 @@ std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
 
 // What no repair changes (doctor::is_package_finding), named once: the first
 // scenario's, which every scenario shares; and the import-order findings the
-// plan names as its limits (repair::OrderLimit), once per soname, with the launch.
+// plan names as its limits (repair::OrderLimit), once per soname, with the launch;
+// and the import orders a scenario's pass left unsimulated (its cap).
 void add_package_notes(RepairOutcome& o) {
   if (o.verification.scenarios.empty()) return;
   for (const auto& f : o.verification.scenarios.front().report.findings)
@@ -81,6 +82,11 @@ void add_package_notes(RepairOutcome& o) {
           said.insert(f.library).second)
         o.notes.push_back("left for you (no search path repair controls changes it), " + s.name + ": " + f.code + ": " +
                           f.title + ". Fix: " + f.fix);
+  // An import-order pass that reached its cap verified less than every order: said, per scenario.
+  for (const auto& s : o.verification.scenarios)
+    for (const auto& f : s.report.findings)
+      if (f.code == doctor::code::import_order_skipped)
+        o.notes.push_back("not verified, " + s.name + ": " + f.title + ". " + f.fix);
 }
 } // namespace
 

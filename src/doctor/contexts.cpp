@@ -51,6 +51,12 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
   }
   // Import orders that fail only without activation: warnings, like the roots above.
   for (const auto& other : not_activated.findings) {
+    if (other.code == code::import_order_skipped) { // what that pass left untried is said too
+      Finding skipped = other;
+      skipped.title = "without activation: " + other.title;
+      report.findings.push_back(std::move(skipped));
+      continue;
+    }
     if (other.code != code::import_order) continue;
     const bool known = std::any_of(report.findings.begin(), report.findings.end(), [&](const Finding& x) {
       return x.code == other.code && x.library == other.library && x.resolved == other.resolved && x.expected == other.expected;

@@ -29,6 +29,7 @@ inline constexpr const char* dangling_repair_link = "dangling-repair-link";
 inline constexpr const char* no_kernel_image = "no-kernel-image";
 inline constexpr const char* ptx_jit_only = "ptx-jit-only";
 inline constexpr const char* import_order = "import-order";
+inline constexpr const char* import_order_skipped = "import-order-skipped";
 inline constexpr const char* no_gpu_code = "no-gpu-code";
 inline constexpr const char* unverified_launch = "unverified-launch";
 inline constexpr const char* requirement_mismatch = "requirement-mismatch";

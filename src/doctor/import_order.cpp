@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "elf/elf_constants.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::doctor {
@@ -207,42 +208,326 @@ Finding sequence_finding(const SequenceStep& step, const DoctorInputs& in, loade
   return f;
 }
 
+namespace {
+// What tells roots apart in an import order (root_classes): a key of NUL-separated parts.
+void put(std::string& key, std::string_view part) {
+  key += part;
+  key += '\0';
+}
+
+// A symbol's version as the file names it ("file/VERSION" for a need).
+std::string version_name(const elf::ElfObject& e, std::uint16_t index) {
+  for (const auto& need : e.version_needs())
+    for (const auto& entry : need.entries)
+      if (entry.other == index) return std::string(need.file) + "/" + std::string(entry.name);
+  for (const auto& def : e.version_definitions())
+    if (def.index == index) return std::string(def.name);
+  return std::to_string(index);
+}
+
+// A search list with $ORIGIN made the root's folder, each entry normalized:
+// two roots in different folders search alike when these are equal.
+std::string search_list(std::optional<std::string_view> list, const std::string& origin) {
+  if (!list) return "-";
+  std::string out;
+  for (std::string entry : util::split(*list, ":"))
+    out += normal(util::replace_all(util::replace_all(entry, "${ORIGIN}", origin), "$ORIGIN", origin)) + ":";
+  return out;
+}
+
+// The names the other objects of a root's closure refer to: a definition of
+// the root's with one of these names can interpose on them.
+std::set<std::string> names_referenced(const loader::LoadReport& r, std::uint64_t dev, std::uint64_t ino,
+                                       loader::FileSystemView& files) {
+  std::set<std::string> out;
+  for (const auto& o : r.objects) {
+    if (o.preexisting || o.faked || o.name.empty()) continue;
+    const auto& f = files.open_verify(o.name);
+    if (!f.elf || (f.dev == dev && f.ino == ino)) continue;
+    for (auto i : f.elf->undefined_symbols())
+      if (auto sym = f.elf->symbol(i)) out.emplace(sym->name);
+  }
+  return out;
+}
+
+// The facts of a root's own file that decide how it loads after another
+// root: what it needs and where it searches, its flags and version needs,
+// its references in the order ld.so relocates them (the first that fails is
+// the one reported), and its definitions its dependencies refer to.
+std::string own_facts(const elf::ElfObject& e, const std::string& origin, const std::set<std::string>& referenced) {
+  std::string key;
+  const auto& d = e.dynamic();
+  put(key, d.soname ? *d.soname : "-");
+  for (auto n : d.needed) put(key, n);
+  put(key, search_list(d.rpath, origin));
+  put(key, search_list(d.runpath, origin));
+  put(key, std::to_string(d.flags) + "," + std::to_string(d.flags_1));
+  for (const auto& need : e.version_needs())
+    for (const auto& entry : need.entries) put(key, std::string(need.file) + "/" + std::string(entry.name) + "," + std::to_string(entry.flags));
+  std::set<std::uint32_t> seen;
+  for (const auto& ref : e.relocation_order()) {
+    auto sym = ref.symbol ? e.symbol(ref.symbol) : std::nullopt;
+    if (!sym || sym->defined() || !seen.insert(ref.symbol).second) continue;
+    put(key, std::string(sym->name) + "@" + version_name(e, sym->version) + "," + std::to_string(sym->bind) + "," +
+                 std::to_string(sym->type));
+  }
+  put(key, "defines");
+  for (std::uint32_t i = 1; i < e.symbol_count(); ++i) {
+    auto sym = e.symbol(i);
+    if (!sym || !sym->defined() || sym->bind == elf::stb_local || !referenced.count(std::string(sym->name))) continue;
+    put(key, std::string(sym->name) + "@" + version_name(e, sym->version) + "," + std::to_string(sym->bind) + "," +
+                 std::to_string(sym->type) + "," + std::to_string(sym->visibility));
+  }
+  return key;
+}
+
+// A root of the pass: its closure, its class, and the name and file it has
+// in that closure.
+struct OrderRoot {
+  std::size_t root = 0; // index into report.roots
+  Closure closure;
+  std::size_t cls = 0;
+  std::string name; // its soname (else file name): the closure's key for it
+  Copy self;
+};
+
+// Every other object of the root's closure by name, file and path.
+std::string others_key(const OrderRoot& r) {
+  std::string key;
+  for (const auto& [name, copy] : r.closure) {
+    if (copy.same_file(r.self)) continue;
+    put(key, name);
+    put(key, std::to_string(copy.dev) + ":" + std::to_string(copy.ino));
+    put(key, normal(copy.path)); // members name it by their own paths: second_after maps them
+  }
+  return key;
+}
+
+// The roots that load alone, with their closures and classes (root_classes).
+std::vector<OrderRoot> order_roots(const DoctorReport& report, loader::FileSystemView& files, bool grouped) {
+  std::vector<OrderRoot> out;
+  for (std::size_t i = 0; i < report.roots.size(); ++i) {
+    const auto& r = report.roots[i].report;
+    if (!report.roots[i].loads || r.root < 0 || static_cast<std::size_t>(r.root) >= r.objects.size()) continue;
+    const auto& own = r.objects[static_cast<std::size_t>(r.root)];
+    const auto& f = files.open_verify(own.name);
+    out.push_back({i, closure_of(r, files), 0, soname_of(own.soname, own.name), Copy{f.dev, f.ino, own.name}});
+  }
+  // Names and files some root's closure holds besides the root itself; the
+  // names two closures resolve to different files (only a root whose closure
+  // has one is ever paired: the others need no key).
+  std::set<std::string> needed_names;
+  std::set<std::pair<std::uint64_t, std::uint64_t>> needed_files;
+  std::map<std::string, std::set<std::pair<std::uint64_t, std::uint64_t>>> files_of;
+  for (const auto& o : out)
+    for (const auto& [name, copy] : o.closure) {
+      files_of[name].insert({copy.dev, copy.ino});
+      if (copy.same_file(o.self)) continue;
+      needed_names.insert(name);
+      needed_files.insert({copy.dev, copy.ino});
+    }
+  auto paired = [&](const OrderRoot& o) {
+    return std::any_of(o.closure.begin(), o.closure.end(), [&](const auto& e) { return files_of[e.first].size() > 1; });
+  };
+  std::map<std::string, std::size_t> classes;
+  std::map<std::string, std::set<std::string>> referenced; // by others_key
+  for (auto& o : out) {
+    std::string key = "#" + std::to_string(o.root);
+    const auto& f = files.open_verify(o.self.path);
+    if (grouped && f.elf && !needed_names.count(o.name) && !needed_files.count({o.self.dev, o.self.ino}) && paired(o)) {
+      const std::string others = others_key(o);
+      auto [names, fresh] = referenced.try_emplace(others);
+      if (fresh) names->second = names_referenced(report.roots[o.root].report, o.self.dev, o.self.ino, files);
+      const std::string origin = std::filesystem::path(normal(o.self.path)).parent_path().string();
+      key = report.roots[o.root].kind + '\0' + others + '\0' + own_facts(*f.elf, origin, names->second);
+    }
+    o.cls = classes.try_emplace(key, classes.size()).first->second;
+  }
+  return out;
+}
+
+// `text` with each whole occurrence of a path (not a longer path it begins)
+// made its replacement, all at once (two members may swap names).
+std::string with_paths(const std::string& text, const std::vector<std::pair<std::string, std::string>>& paths) {
+  auto whole_at = [&](std::size_t at, const std::string& path) {
+    if (path.empty() || text.compare(at, path.size(), path) != 0) return false;
+    const std::size_t next = at + path.size();
+    return next == text.size() || !(std::isalnum(static_cast<unsigned char>(text[next])) ||
+                                    std::string_view("._-/+").find(text[next]) != std::string_view::npos);
+  };
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::pair<std::string, std::string>* hit = nullptr;
+    for (const auto& p : paths)
+      if (whole_at(at, p.first) && (!hit || p.first.size() > hit->first.size())) hit = &p;
+    if (hit) {
+      out += hit->second;
+      at += hit->first.size();
+    } else {
+      out += text[at++];
+    }
+  }
+  return out;
+}
+
+// Whether two roots' closures share a soname resolved to different files,
+// but for the two roots' own entries (compared by name for each pair of
+// members: a class's members have different names).
+bool closures_conflict(const OrderRoot& x, const OrderRoot& y) {
+  return std::any_of(x.closure.begin(), x.closure.end(), [&](const auto& entry) {
+    auto other = y.closure.find(entry.first);
+    if (other == y.closure.end() || other->second.same_file(entry.second)) return false;
+    return !(entry.second.same_file(x.self) && other->second.same_file(y.self));
+  });
+}
+
+// What the pass left untried past its cap: said, never silent.
+Finding skipped_finding(const DoctorReport& report, std::size_t cap, std::size_t pairs, const std::set<std::size_t>& roots,
+                        std::size_t classes) {
+  Finding f;
+  f.code = code::import_order_skipped;
+  f.severity = Severity::info;
+  f.title = std::to_string(pairs) + " import order(s) of " + std::to_string(roots.size()) +
+            " root(s) not simulated: the import-order pass stops at " + std::to_string(cap) + " simulated orders";
+  f.evidence.push_back("roots that load alike in any order (the same files for the rest of their closure, the same "
+                       "needs and references of their own) are " + std::to_string(classes) +
+                       " classes here; one order is simulated per ordered pair of classes whose closures share a "
+                       "soname resolved to different files");
+  f.evidence.push_back("orders past the cap are not judged: an import-order failure among them is not reported");
+  for (auto r : roots) f.affects.push_back(report.roots[r].file);
+  f.fix = "run the imports a script makes with `condacuda doctor --imports A,B,...`, or give each soname one copy "
+          "(`condacuda repair`), which leaves no pair to simulate";
+  return f;
+}
+} // namespace
+
+std::vector<std::vector<std::size_t>> root_classes(const DoctorReport& report, loader::FileSystemView& files) {
+  std::vector<std::vector<std::size_t>> out;
+  for (const auto& o : order_roots(report, files, true)) {
+    if (o.cls >= out.size()) out.resize(o.cls + 1);
+    out[o.cls].push_back(o.root);
+  }
+  return out;
+}
+
 std::vector<Finding> import_order_findings(const DoctorReport& report, loader::Simulator& sim,
-                                           const loader::Process& host, loader::FileSystemView& files) {
+                                           const loader::Process& host, loader::FileSystemView& files,
+                                           const OrderPass& pass) {
   const DoctorInputs& in = report.inputs;
-  std::vector<std::pair<std::size_t, Closure>> loading;
-  for (std::size_t i = 0; i < report.roots.size(); ++i)
-    if (report.roots[i].loads) loading.emplace_back(i, closure_of(report.roots[i].report, files));
-  // (soname, loaded copy, own copy) -> the finding; pairs in the order found.
-  std::map<std::tuple<std::string, std::string, std::string>, Finding> by_copies;
-  std::vector<std::tuple<std::string, std::string, std::string>> order;
-  std::set<std::pair<std::size_t, std::size_t>> tried;
+  const std::vector<OrderRoot> roots = order_roots(report, files, pass.grouped);
+  std::size_t class_count = 0;
+  for (const auto& r : roots) class_count = std::max(class_count, r.cls + 1);
+  std::vector<std::vector<std::size_t>> members(class_count); // class -> indices into roots
+  for (std::size_t i = 0; i < roots.size(); ++i) members[roots[i].cls].push_back(i);
   auto path_of = [&](std::size_t root) { return in.env.prefix + "/" + report.roots[root].file; };
-  // Each root loaded first once (the process after it is copied for every
-  // second root), and each ordered pair simulated once.
+  std::vector<std::string> rel; // each root as a step names it
+  for (const auto& r : roots) rel.push_back(relative(path_of(r.root), in.env.prefix));
+
+  // Each class pair simulated once, on representatives: the first member of
+  // each (of a class with itself, its first two). Each representative first
+  // root loaded once (the process after it is copied for every second root).
+  enum class Outcome { simulated, first_fails, skipped };
+  struct Simulated {
+    Outcome outcome = Outcome::skipped;
+    std::size_t first = 0, second = 0; // the representatives (indices into roots)
+    SequenceStep step;
+    // When the second fails only after the first: the finding's key and what
+    // every member pair shares (normalized paths; a first opened by path is a
+    // class of its own), so that a known finding only lists the members.
+    std::optional<std::tuple<std::string, std::string, std::string>> key;
+    bool by_path = false;      // the copy loaded first is the first root itself
+    bool loaded_by_first = false; // that copy was loaded by the first root (else the host)
+  };
   std::map<std::size_t, Sequence> after;
-  std::map<std::pair<std::size_t, std::size_t>, SequenceStep> seconds;
-  auto second_after = [&](std::size_t a, std::size_t b) -> const SequenceStep* {
-    if (auto it = seconds.find({a, b}); it != seconds.end()) return &it->second;
-    auto [first, fresh] = after.try_emplace(a);
-    if (fresh) {
+  std::map<std::pair<std::size_t, std::size_t>, Simulated> by_classes;
+  std::size_t simulated = 0, skipped_pairs = 0;
+  std::set<std::size_t> skipped_roots;
+  auto simulate = [&](std::size_t ca, std::size_t cb) -> const Simulated& {
+    auto [it, fresh] = by_classes.try_emplace({ca, cb});
+    Simulated& s = it->second;
+    if (!fresh) return s;
+    s.first = members[ca][0];
+    s.second = ca == cb ? members[cb][1] : members[cb][0];
+    if (simulated >= pass.max_orders) return s; // skipped
+    ++simulated;
+    const std::size_t a = roots[s.first].root, b = roots[s.second].root;
+    auto [first, started] = after.try_emplace(a);
+    if (started) {
       first->second = start(host);
       next_step(sim, host, first->second, {path_of(a), loader::Visibility::local}, in.env.prefix, files, nullptr);
     }
-    if (!first->second.ok) return nullptr;
+    if (!first->second.ok) {
+      s.outcome = Outcome::first_fails;
+      return s;
+    }
     Sequence seq = first->second;
     // A root's own report is its load alone, but for an extension without the
     // env's python as host (doctor excused its C-API symbols there).
     const loader::LoadReport* alone = in.host_program ? &report.roots[b].report : nullptr;
-    SequenceStep step = next_step(sim, host, seq, {path_of(b), loader::Visibility::local}, in.env.prefix, files, alone);
-    return &seconds.emplace(std::make_pair(a, b), std::move(step)).first->second;
+    s.step = next_step(sim, host, seq, {path_of(b), loader::Visibility::local}, in.env.prefix, files, alone);
+    s.outcome = Outcome::simulated;
+    if (s.step.loads || !s.step.loads_alone || s.step.soname.empty()) return s;
+    s.key = std::make_tuple(s.step.soname, normal(s.step.loaded_copy), normal(s.step.own_copy));
+    s.by_path = relative(s.step.loaded_copy, in.env.prefix) == report.roots[a].file;
+    s.loaded_by_first = s.step.loaded_by == rel[s.first];
+    return s;
   };
+  // The step of root y after root x (indices into roots): the representatives'
+  // step with the members' names (no step when the first fails or the pair was skipped).
+  struct Second {
+    Outcome outcome = Outcome::skipped;
+    SequenceStep step;
+  };
+  auto second_after = [&](std::size_t x, std::size_t y) -> Second {
+    const Simulated& s = simulate(roots[x].cls, roots[y].cls);
+    if (s.outcome != Outcome::simulated) return {s.outcome, {}};
+    if (s.step.loads) return {Outcome::simulated, {}}; // a step loads by default: nothing to name
+    SequenceStep step = s.step;
+    const std::size_t ra = roots[s.first].root, rb = roots[s.second].root, a = roots[x].root, b = roots[y].root;
+    if (ra == a && rb == b) return {Outcome::simulated, std::move(step)};
+    // Each object as the member's load names it: those the first loaded by
+    // the first's paths, the rest by the second's (same names, same files).
+    std::vector<std::pair<std::string, std::string>> paths{{path_of(ra), path_of(a)}, {path_of(rb), path_of(b)}};
+    auto add_paths = [&](const OrderRoot& rep, const OrderRoot& member, const Closure* loaded_first) {
+      for (const auto& [name, copy] : rep.closure) {
+        auto mine = member.closure.find(name);
+        if (mine == member.closure.end() || mine->second.path == copy.path) continue;
+        if (loaded_first && loaded_first->count(name) && loaded_first->at(name).same_file(copy)) continue;
+        paths.emplace_back(copy.path, mine->second.path);
+      }
+    };
+    add_paths(roots[s.first], roots[x], nullptr);
+    add_paths(roots[s.second], roots[y], &roots[s.first].closure);
+    auto named = [&](const std::string& path) {
+      for (const auto& [from, to] : paths)
+        if (path == from) return to;
+      return path;
+    };
+    step.file = rel[y];
+    if (step.loaded_by == rel[s.first]) step.loaded_by = rel[x];
+    step.loaded_copy = named(step.loaded_copy);
+    step.own_copy = named(step.own_copy);
+    step.first_error = with_paths(step.first_error, paths);
+    return {Outcome::simulated, std::move(step)};
+  };
+
+  // (soname, loaded copy, own copy) -> the finding and the roots it lists; in the order found.
+  struct Merged {
+    Finding finding;
+    std::set<std::string> listed;
+    void list(const std::string& root) {
+      if (listed.insert(root).second) finding.affects.push_back(root);
+    }
+  };
+  std::map<std::tuple<std::string, std::string, std::string>, Merged> by_copies;
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
   // The first root is the copy the second got: only an open by path meets that.
   auto opened_by_path = [&](std::size_t a, const SequenceStep& second) {
     return relative(second.loaded_copy, in.env.prefix) == report.roots[a].file;
   };
-  // The finding for the failing order a then b, with whether the other order works.
-  auto finding_for = [&](std::size_t a, std::size_t b, const SequenceStep& second) {
+  // The finding for the failing order x then y, with whether the other order works.
+  auto finding_for = [&](std::size_t x, std::size_t y, const SequenceStep& second) {
+    const std::size_t a = roots[x].root;
     Finding f = sequence_finding(second, in, files);
     if (opened_by_path(a, second)) {
       // The first root is the other copy itself: only a process that opens
@@ -251,59 +536,67 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
       f.evidence.push_back("only a process that opens " + report.roots[a].file +
                            " by its path first meets this; by soname the loader takes the copy its search finds first");
     }
-    const SequenceStep* reverse = second_after(b, a);
-    f.evidence.push_back(!reverse || reverse->loads
+    const Second reverse = second_after(y, x);
+    f.evidence.push_back(reverse.outcome == Outcome::skipped
+                             ? "the other order (" + second.file + " then " + second.loaded_by +
+                                   ") was not simulated: the pass reached its cap"
+                         : reverse.outcome == Outcome::first_fails || reverse.step.loads
                              ? "the other order (" + second.file + " then " + second.loaded_by + ") works"
-                             : "the other order fails too: " + reverse->first_error);
+                             : "the other order fails too: " + reverse.step.first_error);
     return f;
   };
-  auto try_order = [&](std::size_t a, std::size_t b) {
-    if (!tried.insert({a, b}).second) return;
-    const SequenceStep* found = second_after(a, b);
-    if (!found) return;
-    const SequenceStep& second = *found;
-    if (second.loads || !second.loads_alone || second.soname.empty()) return;
-    auto key = std::make_tuple(second.soname, normal(second.loaded_copy), normal(second.own_copy));
-    auto [it, added] = by_copies.try_emplace(key);
-    if (added) {
-      order.push_back(key);
-      it->second = finding_for(a, b, second);
+  auto try_order = [&](std::size_t x, std::size_t y) {
+    const Simulated& s = simulate(roots[x].cls, roots[y].cls);
+    if (s.outcome == Outcome::skipped) {
+      ++skipped_pairs;
+      skipped_roots.insert(roots[x].root);
+      skipped_roots.insert(roots[y].root);
       return;
     }
-    std::vector<std::string> affects = it->second.affects;
-    if (it->second.severity == Severity::warning && !opened_by_path(a, second))
-      it->second = finding_for(a, b, second); // an order that needs no open by path: an error, named by it
-    for (const auto& root : affects) // every root seen so far, once
-      if (std::find(it->second.affects.begin(), it->second.affects.end(), root) == it->second.affects.end())
-        it->second.affects.push_back(root);
-    for (const auto& root : {second.loaded_by, second.file})
-      if (std::find(it->second.affects.begin(), it->second.affects.end(), root) == it->second.affects.end())
-        it->second.affects.push_back(root);
-  };
-  // The pairs to try: closures sharing a soname resolved to different files.
-  // Consumers (what scripts import) first, so that a finding's title names
-  // the pair a user meets; libraries opened by path come after.
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  for (std::size_t x = 0; x < loading.size(); ++x)
-    for (std::size_t y = x + 1; y < loading.size(); ++y) {
-      const Closure& cx = loading[x].second;
-      const Closure& cy = loading[y].second;
-      const bool conflict = std::any_of(cx.begin(), cx.end(), [&](const auto& entry) {
-        auto other = cy.find(entry.first);
-        return other != cy.end() && !other->second.same_file(entry.second);
-      });
-      if (conflict) pairs.emplace_back(loading[x].first, loading[y].first);
+    if (s.outcome != Outcome::simulated || !s.key) return;
+    auto [it, added] = by_copies.try_emplace(*s.key);
+    Merged& m = it->second;
+    if (added || (m.finding.severity == Severity::warning && !s.by_path)) {
+      const SequenceStep second = second_after(x, y).step; // with the members' names
+      if (added) {
+        order.push_back(*s.key);
+        m.finding = finding_for(x, y, second);
+        for (const auto& root : m.finding.affects) m.listed.insert(root);
+        return;
+      }
+      // An order that needs no open by path: an error, named by it; the roots seen so far stay listed.
+      std::vector<std::string> listed = std::move(m.finding.affects);
+      m.finding = finding_for(x, y, second);
+      m.listed = std::set<std::string>(m.finding.affects.begin(), m.finding.affects.end());
+      for (const auto& root : listed) m.list(root);
     }
-  auto libraries_in = [&](const std::pair<std::size_t, std::size_t>& p) {
-    return (report.roots[p.first].kind == "library") + (report.roots[p.second].kind == "library");
+    m.list(s.loaded_by_first ? rel[x] : s.step.loaded_by);
+    m.list(rel[y]);
   };
-  std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) { return libraries_in(a) < libraries_in(b); });
-  for (const auto& [a, b] : pairs) {
-    try_order(a, b);
-    try_order(b, a);
-  }
+  // The pairs to try: closures sharing a soname resolved to different files
+  // (decided per pair of classes, but for the roots' own names). Consumers
+  // (what scripts import) first, so that a finding's title names the pair a
+  // user meets; libraries opened by path come after.
+  std::map<std::pair<std::size_t, std::size_t>, bool> conflicts; // by classes
+  auto conflict = [&](std::size_t x, std::size_t y) {
+    if (roots[x].name == roots[y].name && !roots[x].self.same_file(roots[y].self)) return true;
+    auto [known, fresh] = conflicts.try_emplace({roots[x].cls, roots[y].cls});
+    if (fresh) known->second = closures_conflict(roots[members[roots[x].cls][0]], roots[members[roots[y].cls][0]]);
+    return known->second;
+  };
+  std::vector<int> library(roots.size());
+  for (std::size_t i = 0; i < roots.size(); ++i) library[i] = report.roots[roots[i].root].kind == "library";
+  auto libraries_in = [&](std::size_t x, std::size_t y) { return library[x] + library[y]; };
+  for (int libraries = 0; libraries <= 2; ++libraries)
+    for (std::size_t x = 0; x < roots.size(); ++x)
+      for (std::size_t y = x + 1; y < roots.size(); ++y) {
+        if (libraries_in(x, y) != libraries || !conflict(x, y)) continue;
+        try_order(x, y);
+        try_order(y, x);
+      }
   std::vector<Finding> out;
-  for (const auto& key : order) out.push_back(std::move(by_copies[key]));
+  for (const auto& key : order) out.push_back(std::move(by_copies[key].finding));
+  if (skipped_pairs > 0) out.push_back(skipped_finding(report, pass.max_orders, skipped_pairs, skipped_roots, class_count));
   return out;
 }
 

@@ -424,6 +424,9 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::import_order, "error (warning when only without activation, or only after opening the other copy by path)",
        "two roots that load alone fail in one process in one order: the soname, the copy each loads, the error, the "
        "order that works"},
+      {doctor::code::import_order_skipped, "info",
+       "the import-order pass reached its cap of simulated orders (4096; one per pair of classes of roots that load alike): "
+       "how many orders of which roots were not judged"},
       {doctor::code::shadowed, "warning", "a library the env has is taken from outside it"},
       {doctor::code::empty_path_entry, "warning", "LD_LIBRARY_PATH has an empty entry (the current directory)"},
       {doctor::code::unusable_prefix, "warning",

@@ -18,3 +18,10 @@ BENCH_RUNS=3 BENCH_CONSUMERS=6 bash "$(dirname "$0")/bench_import_order.sh" "$or
 grep -q '^| big env |' "$order" || fail "no big env row"
 grep -q '^big env: [0-9]* roots, [1-9][0-9]* import-order findings' "$order" || fail "the big env has no import-order finding"
 cat "$order"
+scale=$scratch/scale.md
+status=0
+BENCH_SIZES=4 bash "$(dirname "$0")/bench_import_order_scale.sh" "$scale" || status=$?
+[ "$status" = 125 ] && skip "bench_import_order_scale.sh skipped"
+[ "$status" = 0 ] || fail "bench_import_order_scale.sh exited $status"
+grep -q '^| 4 | [0-9.]* s, ' "$scale" || fail "no N = 4 row"
+cat "$scale"

@@ -113,3 +113,53 @@ make_old_nvjitlink13() {
   build_old_nvjitlink13 "$1" "$(mktemp -d "$scratch/old-nvjitlink.XXXXXX")"
 }
 
+# make_import_order_env DIR N: the import-order pass at scale (issue 26): the
+# seed env (DIR/env, repaired), conda's nvJitLink 12.0 in its lib/, and N
+# compiled extension modules ext1..extN in site-packages, each its own module
+# (PyInit_extI, an alias of one compiled object's PyInit_ext): odd ones built
+# against conda's copy (RUNPATH $ORIGIN/../.., calling nvJitLinkVersion),
+# even ones against the wheel's 12.4 (RUNPATH $ORIGIN/nvidia/nvjitlink/lib,
+# calling __nvJitLinkAddData_12_1, which 12.0 lacks).
+make_import_order_env() {
+  build_demo_env "$1"
+  cat > "$1/ext.c" << 'C'
+#include <Python.h>
+#ifdef WHEEL
+int __nvJitLinkAddData_12_1(void);
+#define CALL __nvJitLinkAddData_12_1()
+#else
+int nvJitLinkVersion(unsigned* major, unsigned* minor);
+static unsigned major_, minor_;
+#define CALL nvJitLinkVersion(&major_, &minor_)
+#endif
+static PyObject* call(PyObject* self, PyObject* args) {
+  (void)self; (void)args;
+  return PyLong_FromLong(CALL);
+}
+static PyMethodDef methods[] = {{"call", call, METH_NOARGS, "calls nvJitLink"}, {0, 0, 0, 0}};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "ext", 0, -1, methods, 0, 0, 0, 0};
+PyMODINIT_FUNC PyInit_ext(void) { return PyModule_Create(&module); }
+C
+  local env=$1/env
+  local sp py ext include
+  sp=$(echo "$env"/lib/python3*/site-packages)
+  py=$env/bin/python3
+  ext=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+  include=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  "$CONDACUDA" repair -p "$env" > /dev/null
+  add_conda_nvjitlink_12_0 "$env"
+  cc -c -fPIC -I"$include" -o "$1/conda.o" "$1/ext.c"
+  cc -c -fPIC -I"$include" -DWHEEL -o "$1/wheel.o" "$1/ext.c"
+  local i
+  for i in $(seq 1 "$2"); do
+    if [ $((i % 2)) = 1 ]; then
+      # shellcheck disable=SC2016 # $ORIGIN is for the loader: site-packages/../.. is $PREFIX/lib
+      echo "$1/conda.o" '$ORIGIN/../..' "$env/lib" "$sp/ext$i$ext" "ext$i"
+    else
+      # shellcheck disable=SC2016
+      echo "$1/wheel.o" '$ORIGIN/nvidia/nvjitlink/lib' "$sp/nvidia/nvjitlink/lib" "$sp/ext$i$ext" "ext$i"
+    fi
+  done | xargs -P 2 -L 1 sh -c 'cc -shared -Wl,--enable-new-dtags,-rpath,"$2" -Wl,--defsym,PyInit_$5=PyInit_ext \
+    -o "$4" "$1" -L"$3" -l:libnvJitLink.so.12' sh
+}
+
