@@ -430,7 +430,7 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::shadowed, "warning", "a library the env has is taken from outside it"},
       {doctor::code::empty_path_entry, "warning", "LD_LIBRARY_PATH has an empty entry (the current directory)"},
       {doctor::code::unusable_prefix, "warning",
-       "the env's path contains ':' or ';', which separate LD_LIBRARY_PATH's entries: its hook leaves LD_LIBRARY_PATH alone "
+       "the env's path contains a colon or a semicolon, which separate LD_LIBRARY_PATH's entries: its hook leaves LD_LIBRARY_PATH alone "
        "and run refuses it; fix: move the env"},
       {doctor::code::stubs_on_path, "warning", "a CUDA stubs folder is on LD_LIBRARY_PATH"},
       {doctor::code::foreign_hook, "info", "another package's activation script changes LD_LIBRARY_PATH (not modelled)"},

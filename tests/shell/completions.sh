@@ -37,7 +37,7 @@ completion_setup() {
   local table
   table=$(condacuda list --color never)
   if [ "$(wc -l <<< "$table")" != 8 ] || ! grep -qF 'new\x0aline' <<< "$table" ||
-    ! grep -qF 'esc\x1b[31mred' <<< "$table" || grep -q $'\x1b' <<< "$table"; then
+    ! grep -qF 'esc\x1b[31mred' <<< "$table" || [[ $table == *$'\x1b'* ]]; then
     echo "FAIL: list shows raw bytes or splits a row:"; echo "$table"; exit 1
   fi
 }
