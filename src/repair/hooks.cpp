@@ -179,23 +179,47 @@ PosixFastPath posix_fast_path(const std::vector<std::string>& folders) {
   return out;
 }
 
+// The staleness line's words for a watched folder, escaped here, at render time, as
+// the CLI escapes what an env wrote: csh has no builtin that escapes a control byte,
+// and fish's `string escape` has a notation of its own.
+std::string stale_message(std::string_view watched) {
+  return util::terminal_safe(watched) + " changed after the repair of this env's CUDA libraries";
+}
+
 // sh, slow part: one line per watched folder, naming the first that changed.
 std::string posix_stale_tests(const std::vector<std::string>& folders) {
   std::string out;
   for (const auto& w : watched_folders(folders)) {
     if (!out.empty()) out += '\n';
     out += "  [ -n \"$_condacuda\" ] || [ ! " + posix_prefixed(w) + " -nt " + std::string(posix_stamp) +
-           " ] || _condacuda=" + quote_posix(util::terminal_safe(w) + " changed after the repair of this env's CUDA libraries");
+           " ] || _condacuda=" + quote_posix(stale_message(w));
   }
   return out;
 }
 
-// fish and csh: the watched folders as a list of words.
-std::string watch_words(Shell shell, const std::vector<std::string>& folders) {
+// fish and csh, slow part: as sh's.
+std::string fish_stale_tests(const std::vector<std::string>& folders) {
   std::string out;
   for (const auto& w : watched_folders(folders)) {
-    if (!out.empty()) out += ' ';
-    out += quote_for(shell, w);
+    if (!out.empty()) out += '\n';
+    out += "                if test -z \"$stale\"; and test \"$prefix\"/" + quote_fish(w) +
+           " -nt \"$prefix/etc/condacuda\"\n"
+           "                    set stale " + quote_fish(stale_message(w)) + "\n"
+           "                end";
+  }
+  return out;
+}
+
+std::string csh_stale_tests(const std::vector<std::string>& folders) {
+  std::string out;
+  for (const auto& w : watched_folders(folders)) {
+    const std::string path = "${_condacuda_prefix:q}/" + quote_csh(w);
+    if (!out.empty()) out += '\n';
+    out += "            if ( $_condacuda_stale:q == '' && -e " + path + " ) then\n"
+           "                if ( -M " + path + " > -M $_condacuda_stamp:q ) then\n"
+           "                    set _condacuda_stale = " + quote_csh(stale_message(w)) + "\n"
+           "                endif\n"
+           "            endif";
   }
   return out;
 }
@@ -295,9 +319,10 @@ Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell
   const bool posix = shell == Shell::posix;
   // Placeholders view their values: these strings outlive the rendering.
   const PosixFastPath fast = posix ? posix_fast_path(spec.folders) : PosixFastPath{};
-  const std::string stale_tests = posix ? posix_stale_tests(spec.folders) : "";
-  const std::string watch = posix ? "" : watch_words(shell, spec.folders);
-  std::array<util::Placeholder, 13> values = {{
+  const std::string stale_tests = posix                   ? posix_stale_tests(spec.folders)
+                                  : shell == Shell::fish ? fish_stale_tests(spec.folders)
+                                                         : csh_stale_tests(spec.folders);
+  std::array<util::Placeholder, 12> values = {{
       {"TOOL_VERSION", version},
       {"SHELLCHECK", directive},
       {"ENTRIES", entries},
@@ -305,7 +330,6 @@ Result<std::vector<RenderedFile>> render_shell(const HookSpec& spec, Shell shell
       {"FAST_ENTRIES", fast.entries},
       {"FAST_CHECK", fast.check},
       {"STALE_TESTS", stale_tests},
-      {"WATCH", watch},
       {"FS", fs},
       {"GS", gs},
       {"RS", rs},

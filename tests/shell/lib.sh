@@ -403,7 +403,7 @@ EOF_
 
 # The envs: A has a prefix with spaces, $, ' and " (and A2 is a copy of it, as
 # `conda create --clone` makes, with a non-ASCII name); W has folders with awkward
-# names; P has another package's hooks too; C has a ':' in its prefix (C2 a ';'), which no
+# names (E one that changed after the repair, named with ESC and CR); P has another package's hooks too; C has a ':' in its prefix (C2 a ';'), which no
 # LD_LIBRARY_PATH can hold, and S an ASCII RS, which separates the hooks' records;
 # R2 holds the hooks `condacuda repair` would write for R's prefix with other folders.
 hk_make_envs() {
@@ -417,6 +417,7 @@ hk_make_envs() {
   HK_C=$root/bad:prefix
   HK_C2=$root/bad\;prefix
   HK_S=$root/bad$'\x1e'sep
+  HK_E=$root/escaped
   HK_R=$root/rerendered
   HK_R2=$root/rerendered-later
   mkdir -p "$root"
@@ -431,6 +432,12 @@ hk_make_envs() {
   hk_make_env "$HK_C" lib
   hk_make_env "$HK_C2" lib
   hk_make_env "$HK_S" lib
+  # A watched folder named with ESC and CR, changed after the repair: the hooks'
+  # staleness line shows it escaped as the CLI does (issue 26).
+  HK_E_FOLDER=$'lib/py\x1b[31mthon\r/site-packages/nvidia/cu13/lib'
+  hk_make_env "$HK_E" "$HK_E_FOLDER"
+  mkdir -p "$HK_E/$HK_E_FOLDER"
+  touch -d "@$(($(date +%s) - 20))" "$HK_E/etc/condacuda"
   hk_make_env "$HK_R" "$sp/cusparse/lib" "$sp/nvjitlink/lib"
   "$HK_TOOL" "$HK_R2" "$sp/cu13/lib"
 }
@@ -621,6 +628,17 @@ hk_run_scenarios() {
     hk_deactivate
     hk_expect /usr/lib
     hk_expect_clean
+    hk_run
+
+    hk_scenario "a stale folder named with ESC and CR: the staleness line escapes them" "$mode"
+    _hk_start one
+    hk_activate "$HK_E"
+    hk_expect "$HK_E/$HK_E_FOLDER:/usr/lib"
+    hk_deactivate
+    hk_expect /usr/lib
+    hk_expect_clean
+    # As the CLI escapes what an env wrote: a raw ESC or CR would not match.
+    hk_expect_stderr 'condacuda: lib/py\x1b[31mthon\x0d/site-packages/nvidia/cu13/lib changed after the repair'
     hk_run
 
     hk_scenario "a prefix with ':' is left alone, with a warning" "$mode"

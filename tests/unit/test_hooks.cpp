@@ -202,8 +202,11 @@ TEST_CASE("sh hooks: one staleness test for every watched folder, its line in th
                     "\"$CONDA_PREFIX/etc/condacuda\" ] || return 0\n"));
   CHECK(sh.starts_with("# shellcheck shell=sh disable=SC2086,SC2166,SC3013\n"));
   CHECK(contains(sh, "|| _condacuda='lib/python3.12/site-packages/nvidia/cu13/lib changed after the repair"));
-  CHECK(contains((*files)[2].content, "for watched in 'lib' 'lib/python3.12/site-packages/nvidia/cu13/lib'\n"));
-  CHECK(contains((*files)[4].content, "foreach _condacuda_w ( 'lib' 'lib/python3.12/site-packages/nvidia/cu13/lib' )"));
+  CHECK(contains((*files)[2].content, "if test -z \"$stale\"; and test \"$prefix\"/'lib' -nt \"$prefix/etc/condacuda\"\n"));
+  CHECK(contains((*files)[2].content,
+                 "set stale 'lib/python3.12/site-packages/nvidia/cu13/lib changed after the repair of this env\\'s CUDA libraries'\n"));
+  CHECK(contains((*files)[4].content, "if ( -M ${_condacuda_prefix:q}/'lib' > -M $_condacuda_stamp:q ) then\n"));
+  CHECK(contains((*files)[4].content, "set _condacuda_stale = 'lib/python3.12/site-packages/nvidia/cu13/lib changed after"));
 }
 
 TEST_CASE("the staleness line shows a folder's control bytes escaped, and the prefix as $CONDA_PREFIX") {
@@ -221,7 +224,15 @@ TEST_CASE("the staleness line shows a folder's control bytes escaped, and the pr
   CHECK(message.find('\x1b') == std::string::npos);
   CHECK(message.find('\r') == std::string::npos);
   CHECK(contains(sh, "to update it: condacuda repair -p \"$CONDA_PREFIX\" (CONDACUDA_QUIET=1 hides this)\\n' \"$_condacuda\" >&2"));
-  CHECK(contains((*files)[2].content, "set stale (string escape --no-quoted -- $watched)\" changed after"));
+  // fish and csh: the same escaping, done at render time (csh has no builtin for it).
+  for (std::size_t at : {std::size_t{2}, std::size_t{4}}) {
+    const std::string& hook = (*files)[at].content;
+    const auto named = hook.find("thon3.12/site-packages/nvidia changed after the repair");
+    REQUIRE(named != std::string::npos);
+    const std::string shown = hook.substr(hook.rfind('\n', named), hook.find('\n', named) - hook.rfind('\n', named));
+    CHECK(contains(shown, "x1b[31mthon3.12")); // fish doubles the backslash in its quotes
+    CHECK(shown.find('\x1b') == std::string::npos);
+  }
   CHECK(contains((*files)[4].content, "condacuda repair -p \"$CONDA_PREFIX\" (CONDACUDA_QUIET=1 hides this)' >>& /dev/stderr"));
 }
 
