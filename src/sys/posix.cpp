@@ -88,13 +88,14 @@ Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsi
 }
 
 Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
-                     const std::string& shown) {
+                     const std::string& shown, std::optional<FileOwner> owner) {
   auto tmp = create_temporary_at(dir, name, shown);
   if (!tmp) return tmp.error();
   if (auto written = write_all(tmp->fd.get(), content, "cannot write", shown); !written) {
     ::unlinkat(dir, tmp->name.c_str(), 0);
     return written;
   }
+  if (owner) (void)::fchown(tmp->fd.get(), owner->uid, owner->gid); // before fchmod: chown clears set-id bits
   return commit_temporary_at(dir, std::move(*tmp), name, mode, shown);
 }
 

@@ -3,6 +3,7 @@
 // file descriptor, one mapping from errno to ErrorCode (so that a failure exits
 // the same way whichever file saw it), and one atomic writer for files and
 // symlinks.
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -64,10 +65,16 @@ Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsi
 Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode = 0644);
 
 // The same for the entry `name` of the open folder `dir` (`shown` is the
-// path errors name), and a symlink `name` -> `target` written the same way:
-// a temporary link beside it renamed over it.
+// path errors name), the temporary given to `owner` when one is named (by its
+// descriptor, before the rename: nothing else can be there yet); and a
+// symlink `name` -> `target` written the same way: a temporary link beside it
+// renamed over it.
+struct FileOwner {
+  uid_t uid;
+  gid_t gid;
+};
 Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
-                     const std::string& shown);
+                     const std::string& shown, std::optional<FileOwner> owner = std::nullopt);
 Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown);
 
 // Writes `content` to a file the user named (`lock -o FILE`), as `sort -o`

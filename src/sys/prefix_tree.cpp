@@ -46,7 +46,26 @@ std::string flock_holder(dev_t dev, ino_t ino) {
 Result<PrefixTree> PrefixTree::open(const std::string& prefix) {
   Fd root(::open(prefix.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return errno_error(errno, "cannot open the env", prefix);
-  return PrefixTree(std::move(root), prefix);
+  struct stat st {};
+  const bool others_env = ::geteuid() == 0 && ::fstat(root.get(), &st) == 0 && (st.st_uid != 0 || st.st_gid != 0);
+  PrefixTree tree(std::move(root), prefix);
+  if (others_env) tree.owner_ = FileOwner{st.st_uid, st.st_gid};
+  return tree;
+}
+
+void PrefixTree::give_to_owner(int dir, const std::string& leaf, unsigned type) const {
+  if (!owner_) return;
+  // By descriptor, after checking what it is: the env's owner could swap the
+  // name for a hard link to a file of the system between our creating it and
+  // this call, and chown by name would hand that file over.
+  Fd held(::openat(dir, leaf.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!held.valid() || ::fstat(held.get(), &st) != 0 || (st.st_mode & S_IFMT) != type) return;
+  (void)::fchownat(held.get(), "", owner_->uid, owner_->gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+}
+
+void PrefixTree::give_to_owner(int fd) const {
+  if (owner_) (void)::fchown(fd, owner_->uid, owner_->gid);
 }
 
 Error PrefixTree::unreachable(const std::string& rel, const std::string& component, int e) const {
@@ -259,6 +278,7 @@ Result<bool> PrefixTree::write_edited_copy(const EditedCopy& copy, std::uint64_t
   auto hashed = hash_file(out, {}, shown);
   if (!hashed) return fail(hashed.error());
   if (hashed->sha256 != copy.sha256) return fail(false);
+  give_to_owner(out); // before the mode: chown clears set-id bits
   if (auto s = commit_temporary_at(dir->get(), std::move(*tmp), leaf, (*source)->mode, shown); !s) return s.error();
   return true;
 }
@@ -322,7 +342,10 @@ Result<bool> PrefixTree::make_directory(const std::string& rel) {
   std::string leaf;
   auto dir = parent_of(rel, leaf);
   if (!dir) return dir.error();
-  if (::mkdirat(dir->get(), leaf.c_str(), 0755) == 0) return true;
+  if (::mkdirat(dir->get(), leaf.c_str(), 0755) == 0) {
+    give_to_owner(dir->get(), leaf, S_IFDIR);
+    return true;
+  }
   if (errno != EEXIST) return errno_error(errno, "cannot create folder", path_ + "/" + rel);
   struct stat st {};
   if (::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) return false;
@@ -333,14 +356,16 @@ Status PrefixTree::write_file(const std::string& rel, std::string_view content, 
   std::string leaf;
   auto dir = parent_of(rel, leaf);
   if (!dir) return dir.error();
-  return write_file_at(dir->get(), leaf, content, mode, path_ + "/" + rel);
+  return write_file_at(dir->get(), leaf, content, mode, path_ + "/" + rel, owner_);
 }
 
 Status PrefixTree::write_symlink(const std::string& rel, const std::string& target) {
   std::string leaf;
   auto dir = parent_of(rel, leaf);
   if (!dir) return dir.error();
-  return write_symlink_at(dir->get(), leaf, target, path_ + "/" + rel);
+  auto written = write_symlink_at(dir->get(), leaf, target, path_ + "/" + rel);
+  if (written) give_to_owner(dir->get(), leaf, S_IFLNK);
+  return written;
 }
 
 Status PrefixTree::append_file(const std::string& rel, std::string_view text) {
@@ -353,6 +378,7 @@ Status PrefixTree::append_file(const std::string& rel, std::string_view text) {
   struct stat st {};
   if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode))
     return make_error(ErrorCode::conflict, "is not a regular file: condacuda does not write to it", shown);
+  give_to_owner(f.get());
   return write_all(f.get(), text, "cannot append to", shown);
 }
 

@@ -28,6 +28,13 @@ public:
 
   const std::string& path() const { return path_; }
 
+  // Who the files condacuda creates here belong to. Run as root (inside
+  // `conda install`, or `sudo condacuda repair`) on an env that root does not
+  // own, what it creates (folders, hooks, manifests, links, pinned copies) is
+  // given to the prefix's owner and group, as the rest of the env is: the
+  // user can still update or remove it. Otherwise, or for another new name
+  // of an existing file (a hard link keeps its inode's owner), nothing changes.
+
   // The exclusive lock that serialises repair and undo on this env: flock on
   // the prefix folder itself, so that it needs nothing created before it and
   // is never deleted (where a folder cannot be flocked, as on NFS: on the
@@ -123,6 +130,12 @@ public:
 
 private:
   PrefixTree(Fd root, std::string path) : root_(std::move(root)), path_(std::move(path)) {}
+  // The env's owner for what was created at `leaf` in `dir` when it is still
+  // of `type` (S_IFDIR, S_IFLNK; a link itself, never its target), or for the
+  // open file `fd`; no-op unless owner_ is set. A refusal (root squashed on
+  // NFS) leaves the file as created: still the env's, owned by its writer.
+  void give_to_owner(int dir, const std::string& leaf, unsigned type) const;
+  void give_to_owner(int fd) const;
   // The folder that holds `rel`'s last component, opened component by
   // component without following links; `leaf` receives that component.
   Result<Fd> parent_of(const std::string& rel, std::string& leaf) const;
@@ -140,6 +153,7 @@ private:
 
   Fd root_;
   std::string path_;
+  std::optional<FileOwner> owner_; // set when root creates files in an env it does not own
   Fd lock_fd_; // the marker file locked where the folder cannot be
 };
 
