@@ -29,9 +29,11 @@ namespace {
 // What the env's repair has become: today's plan for the launches it
 // recorded against the recorded one (the env changed: stale-repair), this
 // shell's launch when the repair never verified it (unverified-launch), and
-// the links it made that point at nothing.
+// the links it made that point at nothing; a record that cannot be read
+// (unreadable-repair-record).
 void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInputs& inputs, sys::DiskFileView& files,
                          const sys::RepairState& state) {
+  if (state.unreadable) report.findings.push_back(repair::unreadable_record_finding(inputs.env.prefix, *state.unreadable));
   if (!state.manifest) return;
   const repair::Manifest& recorded = *state.manifest;
   const auto system = sys::system_cuda_dirs();

@@ -24,6 +24,7 @@ inline constexpr const char* misaligned = "misaligned";
 inline constexpr const char* driver_too_old = "driver-too-old";
 inline constexpr const char* not_activated = "not-activated";
 inline constexpr const char* stale_repair = "stale-repair";
+inline constexpr const char* unreadable_repair_record = "unreadable-repair-record";
 inline constexpr const char* foreign_cuda_major = "foreign-cuda-major";
 inline constexpr const char* dangling_repair_link = "dangling-repair-link";
 inline constexpr const char* no_kernel_image = "no-kernel-image";

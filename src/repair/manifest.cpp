@@ -257,6 +257,9 @@ Result<Manifest> parse_manifest(std::string_view text) {
     if (!pin) return pin.error();
     m.pins.push_back(std::move(*pin));
   }
+  // Every condacuda writes the key, even for an empty list: a manifest
+  // without it was cut short (or is not one), and undo would forget files.
+  if (!root["entries"]) return bad("no 'entries' list: the manifest is incomplete");
   return m;
 }
 

@@ -88,6 +88,25 @@ doctor::Finding stale_repair_finding(const std::string& prefix, const std::vecto
   return f;
 }
 
+doctor::Finding unreadable_record_finding(const std::string& prefix, const Error& why) {
+  doctor::Finding f;
+  f.code = doctor::code::unreadable_repair_record;
+  f.severity = doctor::Severity::error;
+  const std::string manifest = prefix + "/" + std::string(manifest_path);
+  const bool newer = why.code == ErrorCode::unsupported;
+  f.title = newer ? "the record of this env's repair was written by a newer condacuda"
+                  : "the record of this env's repair is corrupt: " + std::string(manifest_path);
+  f.affects = {std::string(manifest_path)};
+  f.evidence = {why.message,
+                "condacuda does not guess what its repair created: `repair` and `undo` refuse this env until the "
+                "record is mended",
+                "doctor judges the env as if it had no condacuda hook"};
+  f.fix = newer ? "use that condacuda (or a newer one) for `repair` and `undo` on this env"
+                : "restore " + quote_posix(manifest) + " from a backup, or move it away and run `condacuda repair -p " +
+                      quote_posix(prefix) + "` (it takes hooks and links that are what it writes as its own)";
+  return f;
+}
+
 doctor::Finding unverified_launch_finding(const std::string& prefix, const std::optional<std::string>& shell,
                                           const std::vector<std::optional<std::string>>& recorded,
                                           const std::vector<std::string>& difference) {

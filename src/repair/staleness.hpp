@@ -32,6 +32,10 @@ std::vector<std::string> dangling_links(const Manifest& recorded, const std::str
 // The findings: `stale-repair` (warning) and `dangling-repair-link` (warning).
 doctor::Finding stale_repair_finding(const std::string& prefix, const std::vector<std::string>& difference);
 doctor::Finding dangling_link_finding(const std::string& prefix, const std::vector<std::string>& links);
+// `unreadable-repair-record` (error): the manifest is there but cannot be
+// read (`why`: corrupt, cut short, not a regular file, or written by a newer
+// condacuda); repair and undo refuse the env until it is mended.
+doctor::Finding unreadable_record_finding(const std::string& prefix, const Error& why);
 
 // `unverified-launch`: this shell's launch (`shell`: its LD_LIBRARY_PATH
 // without the hook) is none of those the repair verified (`recorded`).

@@ -405,6 +405,9 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::stale_repair, "warning", "the env changed since repair: today's plan for the recorded launches differs from the "
                                   "recorded one (lists +/- folders, links, pins); never raised by a shell change; run and check use "
                                   "today's plan meanwhile"},
+      {doctor::code::unreadable_repair_record, "error",
+       "the env's repair record (etc/condacuda/manifest.yml) is corrupt, cut short, not a regular file, or from a newer "
+       "condacuda: repair and undo refuse the env; fix: restore it, or move it away and run repair"},
       {doctor::code::unverified_launch, "info (warning when a repair from this shell would change the env)",
        "this shell's LD_LIBRARY_PATH (without the env's hook) is none of the launches the repair verified; fix: repair from this "
        "shell adds it"},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # repair's refusals and safety: nothing is written when the plan cannot make
 # the env healthy (nvjitlink wheel missing), when a file of the user's is in
-# the way, or when the manifest is corrupt; --dry-run writes nothing;
+# the way, or when the manifest is corrupt (doctor names it:
+# unreadable-repair-record, with the fix); --dry-run writes nothing;
 # concurrent repairs serialise on the env lock; undo leaves (and reports) a
 # hook the user changed. An unwritable prefix: test_repair_unwritable.sh.
 source "$(dirname "$0")/lib.sh"
@@ -49,6 +50,39 @@ err=$("$CONDACUDA" repair -p "$scratch/corrupt" 2>&1 > /dev/null && echo "exit 0
 case "$err" in *manifest.yml*"line "*"exit 2") ;; *) fail "corrupt manifest: $err" ;; esac
 listing "$scratch/corrupt" > "$scratch/c1"
 cmp -s "$scratch/c0" "$scratch/c1" || fail "repair wrote despite a corrupt manifest"
+
+note "doctor on a repaired env whose record is cut short, corrupt or newer: unreadable-repair-record, never stale-repair"
+cp -a "$env" "$scratch/record"
+"$CONDACUDA" repair -p "$scratch/record" > /dev/null
+manifest=$scratch/record/etc/condacuda/manifest.yml
+cp "$manifest" "$scratch/manifest.good"
+expect_record_finding() { # $1: the case; $2: what its title or evidence says; $3: a word of its fix
+  local out=$scratch/record-$1.json status=0
+  "$CONDACUDA" doctor -p "$scratch/record" --json > "$out" || status=$?
+  expect_eq "$status" 1 "doctor's exit, record $1"
+  expect_eq "$(json "$out" '[f["code"] for f in j["findings"] if f["code"] in ("stale-repair", "unreadable-repair-record")]')" \
+    "['unreadable-repair-record']" "the record $1: its finding"
+  local f='[f for f in j["findings"] if f["code"] == "unreadable-repair-record"][0]'
+  expect_eq "$(json "$out" "${f}['severity']")" error "record $1: severity"
+  case "$(json "$out" "' '.join([${f}['title']] + ${f}['evidence'])")" in *"$2"*) ;; *) fail "record $1: no '$2'" ;; esac
+  case "$(json "$out" "${f}['fix']")" in *"$3"*) ;; *) fail "record $1: fix $(json "$out" "${f}['fix']")" ;; esac
+}
+# Cut short where the folders end (a manifest still valid YAML, with fewer
+# folders: read as a record, it made the repair look stale).
+head -c "$(grep -b -m1 '^entries:' "$scratch/manifest.good" | cut -d: -f1)" "$scratch/manifest.good" > "$manifest"
+expect_record_finding "cut short" "no 'entries' list: the manifest is incomplete" "condacuda repair -p"
+printf 'version: [1\n' > "$manifest"
+expect_record_finding corrupt "is corrupt" "move it away"
+sed 's/^version: .*/version: 9/' "$scratch/manifest.good" > "$manifest"
+expect_record_finding "from a newer condacuda" "written by a newer condacuda" "a newer one"
+note "the fix it names works: the record moved away, repair takes its own hooks back"
+head -c 100 "$scratch/manifest.good" > "$manifest"
+mv "$manifest" "$manifest.corrupt"
+"$CONDACUDA" repair -p "$scratch/record" > "$scratch/record-repair.out" ||
+  { cat "$scratch/record-repair.out" >&2; fail "repair after the record was moved away"; }
+"$CONDACUDA" doctor -p "$scratch/record" --json > "$scratch/record-after.json" || true
+expect_eq "$(json "$scratch/record-after.json" '[f["code"] for f in j["findings"] if "repair" in f["code"]]')" "[]" \
+  "repair findings once mended"
 
 note "two repairs at once serialise on the env lock"
 cp -a "$env" "$scratch/race"
