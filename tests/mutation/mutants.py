@@ -225,4 +225,11 @@ MUTANTS = [
          find="  if (consumers.major > 0) {",
          replace="  if (false) {",
          tests=r"unit\.test_lock_rules|e2e\.doctor_mixed_majors"),
+    # ---- issue 26 point 10 (a)-(d)
+    dict(id="not-activated-lists-failing-both",
+         rule="the not-activated finding lists only the roots that load activated and fail not activated",
+         file="src/doctor/contexts.cpp",
+         find="    if (root.loads && !other.loads) {",
+         replace="    if (!other.loads) {",
+         tests=r"unit\.test_doctor_contexts"),
 ]
