@@ -232,4 +232,10 @@ MUTANTS = [
          find="    if (root.loads && !other.loads) {",
          replace="    if (!other.loads) {",
          tests=r"unit\.test_doctor_contexts"),
+    dict(id="stale-order-by-count",
+         rule="the recorded folders in another order (the same count) are a stale repair",
+         file="src/repair/staleness.cpp",
+         find="  if (out.empty() && recorded.folders != now) {",
+         replace="  if (out.empty() && recorded.folders.size() != now.size()) {",
+         tests=r"unit\.test_repair_staleness"),
 ]
