@@ -238,4 +238,10 @@ MUTANTS = [
          find="  if (out.empty() && recorded.folders != now) {",
          replace="  if (out.empty() && recorded.folders.size() != now.size()) {",
          tests=r"unit\.test_repair_staleness"),
+    dict(id="kept-original-trusted-unchecked",
+         rule="undo puts the kept original back only when it hashes as the original; else it flips the tag back",
+         file="src/app/repair_apply.cpp",
+         find="  if (tree.file_sha256(pin.original) == pin.original_sha256) {",
+         replace="  if (!tree.file_sha256(pin.original).empty()) {",
+         tests=r"e2e\.repair_pin$"),
 ]
