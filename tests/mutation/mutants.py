@@ -244,4 +244,10 @@ MUTANTS = [
          find="  if (tree.file_sha256(pin.original) == pin.original_sha256) {",
          replace="  if (!tree.file_sha256(pin.original).empty()) {",
          tests=r"e2e\.repair_pin$"),
+    dict(id="dangling-only-when-alone",
+         rule="a repair link whose target is gone is dangling, whatever else its folder holds",
+         file="src/repair/staleness.cpp",
+         find="    if (!files.open_verify(target).opened() || alone) out.push_back(e.path);",
+         replace="    (void)files;\n    if (alone) out.push_back(e.path);",
+         tests=r"e2e\.repair_stale"),
 ]
