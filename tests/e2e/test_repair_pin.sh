@@ -149,6 +149,26 @@ truncate -s -1 "$cusparse"
 "$CONDACUDA" undo -p "$env" > /dev/null
 expect_eq "$(sha256sum < "$cusparse")" "$original_sha" "restored once the change is taken back"
 
+note "undo when the original inode was not kept: gone, or another file in its place; the tag is flipped back"
+# The kept original is trusted only when it hashes as the original; else undo
+# changes the pinned file's tag back, and the kept name goes either way.
+for kept_state in removed replaced; do
+  LD_LIBRARY_PATH=$system "$CONDACUDA" repair -p "$env" --pin > /dev/null
+  kept=("$env"/etc/condacuda/originals/*)
+  expect_eq "${#kept[@]}" 1 "kept originals before undo ($kept_state)"
+  expect_eq "$(sha256sum < "${kept[0]}")" "$original_sha" "the kept original before undo ($kept_state)"
+  rm "${kept[0]}" # unlinked: the package cache's inode stays as it is
+  if [ "$kept_state" = replaced ]; then { cat "$cache" && printf 'x'; } > "${kept[0]}"; fi
+  "$CONDACUDA" undo -p "$env" > /dev/null
+  expect_eq "$(sha256sum < "$cusparse")" "$original_sha" "the env's file after undo, its kept original $kept_state"
+  grep -q '(RUNPATH)' <<< "$(readelf -d "$cusparse")" || fail "no DT_RUNPATH after undo, its kept original $kept_state"
+  expect_eq "$(sha256sum < "$cache")" "$cache_sha" "the package cache's copy after undo, its kept original $kept_state"
+  tree_state "$env" > "$scratch/after-$kept_state"
+  cmp -s "$scratch/original" "$scratch/after-$kept_state" ||
+    { diff "$scratch/original" "$scratch/after-$kept_state" >&2; fail "undo with its kept original $kept_state left changes"; }
+done
+ln -f "$cache" "$cusparse" # the cache's inode again, as the rest of this test expects
+
 note "a venv: repair pins by default"
 rm -rf "$env/conda-meta"
 LD_LIBRARY_PATH=$system "$CONDACUDA" repair -p "$env" --json > "$scratch/venv.json"

@@ -150,3 +150,22 @@ uninstall_cusparse "$env"
 "$CONDACUDA" undo -p "$env" > /dev/null
 [ ! -L "$link" ] || fail "undo left the dangling link"
 [ ! -e "$env/etc/condacuda" ] || fail "undo left its manifest"
+
+note "pip uninstall nvidia-nvjitlink-cu12: repair's link points at nothing, its folder keeps cuSPARSE"
+# The link is not alone in its folder here: its target's being gone is what
+# makes it dangling (the case above finds it by its folder alone).
+rm -rf "$env" && cp -a "$scratch/env-before-uninstall" "$env"
+target_dist=$(echo "$sp"/nvidia_nvjitlink_cu12-*.dist-info)
+[ -f "$target_dist/RECORD" ] || fail "no nvJitLink RECORD"
+while IFS=, read -r rel _; do rm -f "$sp/$rel"; done < "$target_dist/RECORD"
+find "$sp/nvidia/nvjitlink" "$target_dist" -depth -type d -empty -delete # as pip leaves it
+[ ! -e "$target_dist" ] || fail "nvJitLink's dist-info is still there"
+[ -L "$link" ] || fail "pip's removal of nvJitLink took cuSPARSE's link"
+[ ! -e "$link" ] || fail "the link still leads to a file after nvJitLink's removal"
+expect_eq "$(ls "${link%/*}")" $'libcusparse.so.12\nlibnvJitLink.so.12' "cuSPARSE's folder after nvJitLink's removal"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/dangling-target.json" || true
+f='[f for f in j["findings"] if f["code"] == "dangling-repair-link"]'
+expect_eq "$(json "$scratch/dangling-target.json" "[a.split('site-packages/')[1] for a in sum((x['affects'] for x in ${f}), [])]")" \
+  "['nvidia/cusparse/lib/libnvJitLink.so.12']" "the link whose target is gone, in a folder with other files"
+"$CONDACUDA" undo -p "$env" > /dev/null
+[ ! -L "$link" ] || fail "undo left the link whose target is gone"
