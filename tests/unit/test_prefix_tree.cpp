@@ -177,6 +177,15 @@ TEST_CASE("a link planted as a middle component of a path is never followed, by 
   CHECK_FALSE(tree.identity(victim));
   CHECK_FALSE(tree.list("lib/pkg/sub"));
 
+  // The folder of the paths it acts on a link itself (lib/leaf -> outside/sub):
+  // the folder remove_temporaries, list and touch_folder open is the middle
+  // component of every path they reach in it.
+  fs::create_directory_symlink(dir / "outside/sub", dir / "env/lib/leaf");
+  CHECK(tree.remove_temporaries("lib/leaf").empty());
+  CHECK_FALSE(tree.list("lib/leaf"));
+  CHECK_FALSE(tree.touch_folder("lib/leaf").ok());
+  CHECK(fs::exists(dir / "outside/sub/x.so.condacuda-tmp-1-0"));
+
   // The folder outside, as it was.
   std::vector<std::string> after;
   for (const auto& e : fs::recursive_directory_iterator(dir / "outside")) after.push_back(e.path().string());
