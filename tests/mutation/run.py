@@ -7,7 +7,7 @@ applies it, rebuilds (incrementally), runs the CTest suites it names, and
 reverts it. A mutant is killed when a suite fails on an assertion, survives
 when all pass; one whose only failures are crashes (a signal: ctest's
 SEGFAULT, "Subprocess aborted" and the like; an e2e script that ended on a
-command's exit status of 128 or more; a unit test whose only errors are
+command's exit status of 128 or more, or on expect_status getting one; a unit test whose only errors are
 "CRASHED" or "THREW exception") is crashed: the suite noticed something, but
 no test says what is wrong, so it counts as not killed. One whose text is not
 found (exactly once) is stale, one that does not compile is invalid: both
@@ -68,10 +68,12 @@ def crashed(name, status, text):
     if name.startswith("unit."):  # doctest: every error a crash or an exception, none an assertion
         errors = re.findall(r"ERROR: (.*)", text)
         return bool(errors) and all(e.startswith(("test case CRASHED", "test case THREW exception")) for e in errors)
-    # An e2e or shell script: lib.sh's ERR trap names the command that ended it
-    # with its exit status; fail() (an assertion) prints no "(exit N)".
+    # An e2e or shell script: its last FAIL line says what ended it. lib.sh's
+    # ERR trap names the command with its exit status, "(exit N)"; expect_status
+    # says "(got N)" of the status it was not given. N of 128 or more: a process
+    # killed by a signal, a crash the script only noticed.
     fails = re.findall(r"^FAIL: (.*)$", text, re.M)
-    last = re.search(r"\(exit (\d+)\)$", fails[-1]) if fails else None
+    last = re.search(r"\((?:exit|got) (\d+)\)$", fails[-1]) if fails else None
     return bool(last) and int(last.group(1)) >= 128
 
 
