@@ -2,7 +2,7 @@
 # Common prelude of the end-to-end suites (sourced). Strict mode, a
 # line-numbered failure trap, helpers, and skip = exit 125.
 set -Eeuo pipefail
-trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND" >&2' ERR
+trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
 
 : "${CONDACUDA:?run through ctest (CONDACUDA is the binary under test)}"
 : "${CONDACUDA_SOURCE_DIR:?}"

@@ -5,7 +5,9 @@
 #      "../victimdir" as a folder it made: undo and repair refuse it (exit 2),
 #      nothing deleted;
 #   2. etc/conda or etc/condacuda planted as a link to a folder outside the
-#      env, .messages.txt as a link or a FIFO: nothing written outside, no hang;
+#      env (etc/conda also after a repair, a middle component of the hooks'
+#      paths), .messages.txt as a link or a FIFO: nothing written or deleted
+#      outside, no hang;
 #   3. FIFOs where files are read, a RECORD that is /dev/zero, a FIFO library;
 #   6. escape sequences in versions and ELF strings; 7. invalid UTF-8 in JSON;
 #   9. messages that name the cause; 10. inputs past their caps.
@@ -87,6 +89,27 @@ status=0
 [ -z "$(ls -A "$scratch/outside2")" ] || fail "repair wrote through etc/condacuda: $(ls -A "$scratch/outside2")"
 "$CONDACUDA" undo -p "$scratch/lc" > /dev/null 2>&1 || true
 [ -z "$(ls -A "$scratch/outside2")" ] || fail "undo wrote through etc/condacuda"
+
+note "   etc/conda swapped for a link after the repair (a middle component of the hook's path): nothing deleted, written or read through it"
+# The hooks are etc/conda/activate.d/condacuda.sh and the like: etc/conda is
+# neither the file nor its folder. The folder moved out of the env as it was,
+# so every file in it still has the sha256 the manifest records: a walk that
+# checks only the last folder would take them for condacuda's own and delete
+# them (issue 26 point 10 g).
+cp -a "$env" "$scratch/mid"
+"$CONDACUDA" repair -p "$scratch/mid" > /dev/null
+mv "$scratch/mid/etc/conda" "$scratch/outside3"
+ln -s "$scratch/outside3" "$scratch/mid/etc/conda"
+[ -f "$scratch/outside3/activate.d/condacuda.sh" ] || fail "the repair wrote no activation hook"
+tree_state "$scratch/outside3" > "$scratch/mid0"
+for command in undo repair "repair --no-pin"; do
+  status=0
+  # shellcheck disable=SC2086 # the command's words
+  "$CONDACUDA" $command -p "$scratch/mid" > "$scratch/mid.out" 2>&1 || status=$?
+  [ "$status" -lt 128 ] || { cat "$scratch/mid.out" >&2; fail "$command crashed (exit $status)"; }
+  tree_state "$scratch/outside3" > "$scratch/mid1"
+  cmp -s "$scratch/mid0" "$scratch/mid1" || fail "$command changed the folder outside the env: $(diff "$scratch/mid0" "$scratch/mid1" | head -5)"
+done
 
 note "   .messages.txt a link to a file outside, or a FIFO: the post-link writes nothing there, never hangs"
 cp -a "$env" "$scratch/pm"

@@ -3,7 +3,7 @@
 # (label `shell`), run as `bash script` with CONDACUDA, CONDACUDA_SOURCE_DIR and
 # CONDACUDA_BUILD_DIR set. Exit 125 = skipped. The scratch dir is kept on failure.
 set -Eeuo pipefail
-trap 'echo "FAIL: ${BASH_SOURCE[0]}:${LINENO}: ${BASH_COMMAND}" >&2' ERR
+trap 'echo "FAIL: ${BASH_SOURCE[0]}:${LINENO}: ${BASH_COMMAND} (exit $?)" >&2' ERR
 export LC_ALL=C
 
 skip() {

@@ -4,6 +4,7 @@
 // blocked on, or read whole.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -110,6 +111,91 @@ TEST_CASE("a folder planted as a link to outside the env is reported, never writ
   CHECK(tree.make_directory("etc/conda").error().code == ErrorCode::conflict);
 
   CHECK(fixture::read_file(dir / "outside/activate.d/victim.sh") == "precious\n");
+}
+
+TEST_CASE("a link planted as a middle component of a path is never followed, by any entry point (issue 26 point 10 g)") {
+  // lib/pkg -> a folder outside the env; every path goes on below it
+  // (lib/pkg/sub/...), so the link is neither the leaf nor its folder: a walk
+  // that checks only the last folder (one openat of the parent path with
+  // O_NOFOLLOW) would go through it.
+  fixture::TempDir dir("tree");
+  fixture::make_dirs(dir / "outside/sub/empty");
+  fixture::make_dirs(dir / "outside/sub/deeper");
+  fixture::write_file(dir / "outside/sub/victim.so", "precious\n");
+  fixture::write_file(dir / "outside/sub/x.so.condacuda-tmp-1-0", "looks like a temporary\n");
+  fixture::make_dirs(dir / "env/lib");
+  fixture::write_file(dir / "env/lib/real.so", "the env's own\n");
+  fs::create_directory_symlink(dir / "outside", dir / "env/lib/pkg");
+  auto before = [&] {
+    std::vector<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(dir / "outside")) out.push_back(e.path().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
+  struct stat outside_st {};
+  REQUIRE(::stat((dir / "outside/sub").c_str(), &outside_st) == 0);
+  auto tree = open_tree(dir / "env");
+  const std::string victim = "lib/pkg/sub/victim.so";
+
+  // Writes and deletes.
+  auto made = tree.make_directory("lib/pkg/sub/new");
+  REQUIRE_FALSE(made.ok());
+  CHECK(made.error().code == ErrorCode::conflict);
+  CHECK(made.error().message.find("lib/pkg is a symbolic link (to " + (dir / "outside") + ")") == 0);
+  CHECK_FALSE(tree.write_file("lib/pkg/sub/new.so", "x").ok());
+  CHECK_FALSE(tree.write_file(victim, "overwritten").ok());
+  CHECK_FALSE(tree.write_symlink("lib/pkg/sub/link.so", "x").ok());
+  CHECK_FALSE(tree.append_file(victim, "x").ok());
+  CHECK_FALSE(tree.remove_file(victim).ok());
+  tree.remove_directory_if_empty("lib/pkg/sub/empty");
+  CHECK(tree.remove_temporaries("lib/pkg/sub").empty());
+  CHECK_FALSE(tree.touch_folder("lib/pkg/sub").ok());
+  CHECK_FALSE(tree.hard_link("lib/real.so", "lib/pkg/sub/hard.so").ok());
+  CHECK_FALSE(tree.hard_link(victim, "lib/hard.so").ok());
+  CHECK_FALSE(tree.replace_with_link("lib/real.so", victim).ok());
+  CHECK_FALSE(tree.rename_new("lib/real.so", "lib/pkg/sub/moved.so").ok());
+  CHECK_FALSE(tree.rename_new("lib/pkg/sub/deeper", "lib/deeper").ok());
+  auto copied = tree.write_edited_copy({"lib/real.so", false, "", "lib/pkg/sub/copy.so", elf::pin_edit({}),
+                                        util::to_hex(util::sha256("the env's own\n"))}, 1u << 20);
+  CHECK_FALSE((copied.ok() && *copied));
+  auto copied_in = tree.write_edited_copy({victim, false, "", "lib/copy.so", elf::pin_edit({}),
+                                           util::to_hex(util::sha256("precious\n"))}, 1u << 20);
+  CHECK_FALSE((copied_in.ok() && *copied_in));
+  CHECK_FALSE(fs::exists(dir / "env/lib/copy.so"));
+  CHECK_FALSE(fs::exists(dir / "env/lib/hard.so"));
+  CHECK_FALSE(fs::exists(dir / "env/lib/deeper"));
+  CHECK(fixture::read_file(dir / "env/lib/real.so") == "the env's own\n");
+
+  // Reads: nothing of the file outside comes back.
+  auto state = tree.state(victim);
+  CHECK(state.kind == repair::PathState::Kind::unreachable);
+  CHECK(state.why.find("lib/pkg is a symbolic link") == 0);
+  CHECK_FALSE(tree.read_file(victim, 1024).ok());
+  auto digests = tree.digests(victim, elf::pin_edit({}), false, 1u << 20);
+  CHECK_FALSE((digests.ok() && *digests));
+  CHECK(tree.file_sha256(victim).empty());
+  CHECK_FALSE(tree.identity(victim));
+  CHECK_FALSE(tree.list("lib/pkg/sub"));
+
+  // The folder of the paths it acts on a link itself (lib/leaf -> outside/sub):
+  // the folder remove_temporaries, list and touch_folder open is the middle
+  // component of every path they reach in it.
+  fs::create_directory_symlink(dir / "outside/sub", dir / "env/lib/leaf");
+  CHECK(tree.remove_temporaries("lib/leaf").empty());
+  CHECK_FALSE(tree.list("lib/leaf"));
+  CHECK_FALSE(tree.touch_folder("lib/leaf").ok());
+  CHECK(fs::exists(dir / "outside/sub/x.so.condacuda-tmp-1-0"));
+
+  // The folder outside, as it was.
+  std::vector<std::string> after;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "outside")) after.push_back(e.path().string());
+  std::sort(after.begin(), after.end());
+  CHECK(after == before);
+  CHECK(fixture::read_file(dir / "outside/sub/victim.so") == "precious\n");
+  struct stat now_st {};
+  REQUIRE(::stat((dir / "outside/sub").c_str(), &now_st) == 0);
+  CHECK(now_st.st_mtim.tv_sec == outside_st.st_mtim.tv_sec);
+  CHECK(now_st.st_mtim.tv_nsec == outside_st.st_mtim.tv_nsec);
 }
 
 TEST_CASE("paths that leave the env by their spelling are refused before anything is touched") {

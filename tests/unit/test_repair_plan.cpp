@@ -5,6 +5,7 @@
 // the order limits no search path changes (a consumer's own DT_RPATH).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -359,6 +360,37 @@ TEST_CASE("plan_repair: a consumer whose own DT_RPATH reaches conda's older copy
   auto w = verify(unexplained, seed);
   CHECK_FALSE(w.ok);
   CHECK_FALSE(scenario(w, "this shell").passes());
+
+  // A limit belongs to its launch (issue 26 point 10 f): the same limits
+  // recorded for the other launch explain nothing in this one. All of them
+  // as not-activated limits: the activated import-order error blocks again.
+  bool not_activated_limit = false;
+  for (const auto& l : plan.order_limits)
+    if (!l.activated && l.soname == "libnvJitLink.so.12" && l.copy == "lib/libnvJitLink.so.12") not_activated_limit = true;
+  CHECK_MESSAGE(not_activated_limit, "the extension's DT_RPATH reaches lib/ without activation too");
+  auto only_not_activated = plan;
+  for (auto& l : only_not_activated.order_limits) l.activated = false;
+  auto x = verify(only_not_activated, seed);
+  CHECK_FALSE(x.ok);
+  const auto& shell_x = scenario(x, "this shell");
+  CHECK_FALSE(shell_x.passes());
+  bool blocked = false;
+  for (const auto& f : shell_x.report.findings)
+    if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error && shell_x.blocks(f)) blocked = true;
+  CHECK_MESSAGE(blocked, "activated, a not-activated limit excused the import-order error");
+  // And the other way: activated limits only, the not-activated launch's error
+  // is not excused (unpinned, that launch is reported, not required).
+  auto only_activated = plan;
+  for (auto& l : only_activated.order_limits) l.activated = true;
+  auto y = verify(only_activated, seed);
+  CHECK(y.ok); // the required launches are the activated ones
+  bool seen_unactivated = false;
+  for (const auto& f : scenario(y, "not activated").report.findings)
+    if (f.code == doctor::code::import_order && f.severity == doctor::Severity::error) {
+      seen_unactivated = true;
+      CHECK_MESSAGE(scenario(y, "not activated").blocks(f), "not activated, an activated limit excused: " << f.title);
+    }
+  CHECK_MESSAGE(seen_unactivated, "not activated, importing the extension first fails too");
 }
 
 TEST_CASE("verify_plan: an import-order error on a soname repair does not manage (no env CUDA copy) does not hold it back") {
@@ -397,4 +429,73 @@ TEST_CASE("verify_plan: an import-order error on a soname repair does not manage
       CHECK_FALSE(shell.blocks(f));
     }
   CHECK_MESSAGE(seen, "importing x before y fails, and doctor says so");
+}
+
+TEST_CASE("plan_repair: no copy of a soname serves every requester: each requester is given a copy that has what it needs") {
+  // Three copies of libnvJitLink.so.12 (issue 26 point 10): conda's 12.0 in
+  // lib/ (the first in inventory order, which lacks __nvJitLinkAddData_12_1),
+  // the wheel's 12.4, and a package's vendored build with an entry point of
+  // its own the wheel's lacks. Extension x reaches the vendored copy through
+  // its DT_RPATH and needs that entry point; extension y finds no copy by
+  // itself and needs __nvJitLinkAddData_12_1, as cuSPARSE does. No copy
+  // serves all three, so each requester's copy is chosen for it: the wheel's
+  // for y and cuSPARSE (the link, the hook's folder), never conda's lib/,
+  // which none of them can use.
+  TempDir t("plan-no-single-copy");
+  auto seed = demo_env::build_seed(t.path());
+  const std::string p = seed.prefix + "/";
+  const std::string site = demo_env::site + "/";
+  demo_env::build_nvjitlink(p + "lib/libnvJitLink.so.12", 0);
+  fixture::write_file(t / "vendor.map", "libnvJitLink.so.12 { global: nvJitLinkVersion; __nvJitLinkAddData_vendor; local: *; };\n");
+  const std::string vendor_dir = site + "zvendor/lib";
+  // (Its source outside the env: a file named libnvJitLink.so.12.c there would be a damaged library of its own.)
+  fixture::write_file(t / "vendor.c", "int nvJitLinkVersion(unsigned* a, unsigned* b) { *a = 12; *b = 3; return 0; }\n"
+                                      "int __nvJitLinkAddData_vendor(void) { return 0; }\n");
+  fixture::make_dirs(p + vendor_dir);
+  fixture::gcc({"-shared", "-fPIC", "-Wl,-soname,libnvJitLink.so.12", "-Wl,--version-script=" + t / "vendor.map", "-o",
+                p + vendor_dir + "/libnvJitLink.so.12", t / "vendor.c"});
+  const std::string runtime = "$ORIGIN/../nvidia/cuda_runtime/lib";
+  fixture::shared_library(p + site + "xext/_x.so",
+                          "int __nvJitLinkAddData_vendor(void);\nint cudaRuntimeGetVersion(int*);\n"
+                          "int x(void) { int v; return __nvJitLinkAddData_vendor() + cudaRuntimeGetVersion(&v); }\n",
+                          {"-Wl,--disable-new-dtags,-rpath,$ORIGIN/../zvendor/lib:" + runtime, "-L" + p + vendor_dir,
+                           "-l:libnvJitLink.so.12", "-L" + p + demo_env::cudart_dir, "-l:libcudart.so.12"});
+  fixture::shared_library(p + site + "yext/_y.so",
+                          "int __nvJitLinkAddData_12_1(void*, int, const void*, unsigned long, const char*);\n"
+                          "int cudaRuntimeGetVersion(int*);\n"
+                          "int y(void) { int v; return __nvJitLinkAddData_12_1(0, 0, 0, 0, 0) + cudaRuntimeGetVersion(&v); }\n",
+                          {"-Wl,--enable-new-dtags,-rpath," + runtime, "-L" + p + demo_env::nvjitlink_dir, "-l:libnvJitLink.so.12",
+                           "-L" + p + demo_env::cudart_dir, "-l:libcudart.so.12"});
+  auto plan = plan_for(seed.prefix);
+  // No one copy of nvJitLink for the whole env.
+  for (const auto& c : plan.copies) CHECK(c.soname != "libnvJitLink.so.12");
+  bool no_single_copy = false;
+  for (const auto& l : plan.order_limits)
+    if (l.soname == "libnvJitLink.so.12" && l.no_single_copy) no_single_copy = true;
+  CHECK(no_single_copy);
+  // cuSPARSE's link leads to the wheel's copy, not to the first copy (lib/).
+  REQUIRE(plan.links.size() == 1);
+  CHECK(plan.links[0].needed_by == demo_env::cusparse);
+  CHECK(plan.links[0].target == "../../nvjitlink/lib/libnvJitLink.so.12");
+  // The hook's folders: the wheel's for y and cuSPARSE, the vendored one for
+  // x, the wheel's first (path order in their cycle); never lib/.
+  const auto folders = plan.folder_paths();
+  CHECK(std::find(folders.begin(), folders.end(), "lib") == folders.end());
+  auto wheel = std::find(folders.begin(), folders.end(), demo_env::nvjitlink_dir);
+  auto vendored = std::find(folders.begin(), folders.end(), vendor_dir);
+  REQUIRE(wheel != folders.end());
+  REQUIRE(vendored != folders.end());
+  CHECK(wheel < vendored);
+  // Verified: activated, every root loads alone, y and cuSPARSE with the wheel's copy.
+  auto v = verify(plan, seed);
+  CHECK(v.ok);
+  for (const std::string name : {"this shell", "system CUDA first"}) {
+    const auto& s = scenario(v, name);
+    INFO(name);
+    CHECK(s.passes());
+    for (const auto& r : s.report.roots) {
+      INFO(r.file);
+      CHECK(r.loads);
+    }
+  }
 }
