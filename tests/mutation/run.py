@@ -1,5 +1,11 @@
 #!/usr/bin/env python3
-"""run.py [--only ID,ID] [--work DIR]: the mutation score of the core rules.
+"""run.py [--only ID,ID] [--work DIR | --in-place BUILD]: the mutation score of the core rules.
+
+With --in-place BUILD, the checkout itself is mutated and BUILD (an existing
+build of it, e.g. build/) rebuilt incrementally: no second full build (about
+25 s a mutant here instead of a full build first). Each file is restored
+after its mutant, also on Ctrl-C; a SIGKILL can leave one mutated (`git
+status` shows it).
 
 Copies the checkout (tracked and untracked, not ignored files) to a scratch
 folder, builds it once, then for each mutant of tests/mutation/mutants.py:
@@ -110,14 +116,22 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--only", default="", help="comma-separated mutant ids")
     parser.add_argument("--work", default="/tmp/condacuda-mutation", help="scratch copy and its build (kept between runs)")
+    parser.add_argument("--in-place", metavar="BUILD", help="mutate this checkout and rebuild BUILD, its existing build")
     args = parser.parse_args()
     chosen = [m for m in MUTANTS if not args.only or m["id"] in args.only.split(",")]
-    src, build, log = os.path.join(args.work, "src"), os.path.join(args.work, "build"), os.path.join(args.work, "log.txt")
-    os.makedirs(src, exist_ok=True)
+    if args.in_place:
+        src, build = ROOT, os.path.abspath(args.in_place)
+        log = os.path.join(build, "mutation-log.txt")
+        if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+            print(f"{build} is not a build of this checkout (no CMakeCache.txt)")
+            return 2
+    else:
+        src, build, log = os.path.join(args.work, "src"), os.path.join(args.work, "build"), os.path.join(args.work, "log.txt")
+        os.makedirs(src, exist_ok=True)
+        copy_checkout(src)
     open(log, "w").close()
-    copy_checkout(src)
     gen = ["-G", "Ninja"] if shutil.which("ninja") and not os.path.exists(os.path.join(build, "CMakeCache.txt")) else []
-    if sh(["cmake", "-S", src, "-B", build, *gen, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"], src, log) != 0 or \
+    if (not args.in_place and sh(["cmake", "-S", src, "-B", build, *gen, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"], src, log) != 0) or \
        sh(["cmake", "--build", build, "-j2"], src, log) != 0:
         print(f"the unmutated tree does not build (see {log})")
         return 2
