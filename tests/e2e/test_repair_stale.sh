@@ -45,7 +45,7 @@ expect_stale_line() { # $1: the folder named
   done
 }
 expect_quiet_activation "fresh repair"
-# The env was made 20 s ago and repaired 10 s ago (dash compares mtimes in
+# The env was made 20 s ago and repaired 10 s ago (tcsh compares mtimes in
 # whole seconds: a change within the second of the repair would go unseen).
 backdate_repair() {
   touch -d "@$(($(date +%s) - 20))" "$sp/nvidia"
