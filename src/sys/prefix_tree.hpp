@@ -28,13 +28,6 @@ public:
 
   const std::string& path() const { return path_; }
 
-  // Who the files condacuda creates here belong to. Run as root (inside
-  // `conda install`, or `sudo condacuda repair`) on an env that root does not
-  // own, what it creates (folders, hooks, manifests, links, pinned copies) is
-  // given to the prefix's owner and group, as the rest of the env is: the
-  // user can still update or remove it. Otherwise, or for another new name
-  // of an existing file (a hard link keeps its inode's owner), nothing changes.
-
   // The exclusive lock that serialises repair and undo on this env: flock on
   // the prefix folder itself, so that it needs nothing created before it and
   // is never deleted (where a folder cannot be flocked, as on NFS: on the
@@ -153,7 +146,14 @@ private:
 
   Fd root_;
   std::string path_;
-  std::optional<FileOwner> owner_; // set when root creates files in an env it does not own
+  // Who the files condacuda creates here belong to. Run as root (inside
+  // `conda install`, or `sudo condacuda repair`) on an env that root does not
+  // own, what it creates (folders, hooks, manifests, links, pinned copies) is
+  // given to the prefix's owner and group, as the rest of the env is: the
+  // user can still update or remove it. Otherwise (unset), or for another
+  // name of an existing file (a hard link keeps its inode's owner), nothing
+  // changes.
+  std::optional<FileOwner> owner_;
   Fd lock_fd_; // the marker file locked where the folder cannot be
 };
 
