@@ -26,8 +26,8 @@ note "repair, as root: what it created is the env owner's"
 expect_eq "$(not_the_envs)" "" "paths root owns after repair"
 
 note "repair --pin, as root: the pinned copies too"
-"$CONDACUDA" repair -p "$env" --pin > "$scratch/pin.out" || { cat "$scratch/pin.out" >&2; fail "repair --pin"; }
-grep -q "pin" "$scratch/pin.out" || fail "repair --pin pinned nothing: $(cat "$scratch/pin.out")"
+"$CONDACUDA" repair -p "$env" --pin --json > "$scratch/pin.json" || { cat "$scratch/pin.json" >&2; fail "repair --pin"; }
+expect_eq "$(json "$scratch/pin.json" 'len(j["plan"]["pins"]) > 0')" True "repair --pin pinned a library"
 expect_eq "$(not_the_envs)" "" "paths root owns after repair --pin"
 
 note "the user can undo it without root"
