@@ -29,7 +29,7 @@ Status LockedEnv::complete() const {
                                               (unhashed.size() == 1 ? "y" : "ies") + " could not be read (see the warnings)");
 }
 
-Result<LockedEnv> lock_env(const LockOptions& options) {
+Result<LockedEnv> lock_env(const LockEnvOptions& options) {
   auto snapshot = sys::scan_env(options.env.prefix);
   if (!snapshot) return as_bad_input(snapshot.error());
   sys::DiskFileView& files = sys::process_file_view();
@@ -125,6 +125,67 @@ Status write_output(const std::string& path, const std::string& text) {
   auto status = sys::write_named_output(path, text);
   if (!status) return as_bad_input(status.error());
   return status;
+}
+
+namespace {
+LockOutcome failed(LockOutcome o, Error error) {
+  o.status = LockStatus::error;
+  o.error = std::move(error);
+  return o;
+}
+
+// --driver: a version, "none", or "" (this machine's).
+Result<DriverChoice> driver_choice(const std::string& given) {
+  if (given.empty()) return DriverChoice{};
+  if (given == "none") return DriverChoice{DriverChoice::Kind::none, {}};
+  auto version = lock::parse_driver_version(given, "--driver");
+  if (!version)
+    return make_error(ErrorCode::bad_input, "--driver: '" + given + "' is not a driver version like 580.65.06 (or 'none')");
+  return DriverChoice{DriverChoice::Kind::given, *version};
+}
+
+// The YAML lock, written to -o FILE when one was given.
+LockOutcome write_lock(LockOutcome o, const LockOptions& options) {
+  if (auto complete = o.current->complete(); !complete) return failed(std::move(o), complete.error());
+  auto yaml = lock::render_lock(o.current->lock, CONDACUDA_VERSION);
+  if (!yaml) return failed(std::move(o), yaml.error());
+  if (!options.output.empty())
+    if (auto written = write_output(options.output, *yaml); !written) return failed(std::move(o), written.error());
+  o.yaml = std::move(*yaml);
+  o.status = LockStatus::locked;
+  return o;
+}
+} // namespace
+
+LockOutcome lock(const LockOptions& options) {
+  LockOutcome o;
+  std::optional<lock::Lockfile> locked;
+  if (!options.check.empty()) {
+    auto read = read_lock(options.check);
+    if (!read) return failed(std::move(o), read.error());
+    locked = std::move(*read);
+  }
+  auto table = release_table(options.releases);
+  if (!table) return failed(std::move(o), table.error());
+  EnvChoice choice = select_env(options.env);
+  for (const auto& w : choice.warnings) o.warnings.push_back(w.describe());
+  if (!choice.env) {
+    o.envs_found = std::move(choice.found);
+    return failed(std::move(o), *choice.error);
+  }
+  o.env = std::move(choice.env);
+  auto driver = driver_choice(options.driver);
+  if (!driver) return failed(std::move(o), driver.error());
+  auto current = lock_env({*o.env, &*table, *driver, options.hash_cache});
+  if (!current) return failed(std::move(o), current.error());
+  o.warnings.insert(o.warnings.end(), current->warnings.begin(), current->warnings.end());
+  o.current = std::move(*current);
+  if (!locked) return write_lock(std::move(o), options);
+  auto check = check_lock(*locked, *o.env, *o.current);
+  if (!check) return failed(std::move(o), check.error());
+  o.check = std::move(*check);
+  o.status = LockStatus::checked;
+  return o;
 }
 
 } // namespace condacuda::app

@@ -2,10 +2,12 @@
 // `condacuda lock` and `lock --check`: the env's lockfile value (inventory,
 // alignment verdict, file hashes through the cache), and what they read and
 // write besides the env: the release table, a lock to check, the output file.
+// `app::lock` is the command; the steps it chains are declared below it.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "app/select_env.hpp"
 #include "env/discovery.hpp"
 #include "lock/diff.hpp"
 #include "lock/driver.hpp"
@@ -22,7 +24,7 @@ struct DriverChoice {
   lock::DriverVersion version;    // given: --driver VERSION
 };
 
-struct LockOptions {
+struct LockEnvOptions {
   env::EnvRecord env;
   const lock::ReleaseTable* table = nullptr;
   DriverChoice driver;
@@ -40,7 +42,7 @@ struct LockedEnv {
 };
 
 // Fails only when the env cannot be scanned at all (bad_input).
-Result<LockedEnv> lock_env(const LockOptions& options);
+Result<LockedEnv> lock_env(const LockEnvOptions& options);
 
 // `lock --check FILE`: "matches and loads here". The diff of the lock with
 // the env now, then whether each locked library loads with this shell's
@@ -55,6 +57,40 @@ struct LockCheck {
 };
 // Errors: doctor's (the env cannot be read; bad_input).
 Result<LockCheck> check_lock(const lock::Lockfile& locked, const env::EnvRecord& env, const LockedEnv& current);
+
+// `condacuda lock [-o FILE]` and `lock --check FILE`, as asked.
+struct LockOptions {
+  EnvRequest env;
+  std::string check;    // --check FILE: compare the env with this lock; "": write the env's lock
+  std::string output;   // -o FILE; "": the lock goes to stdout
+  std::string releases; // --releases FILE; "": the embedded table
+  std::string driver;   // --driver VERSION or "none"; "": this machine's
+  bool hash_cache = true;
+};
+
+enum class LockStatus {
+  locked,  // the env's lock rendered (and written to -o FILE)
+  checked, // --check: compared (LockOutcome::check says matches, drift or does not load)
+  error,   // LockOutcome::error
+};
+
+struct LockOutcome {
+  LockStatus status = LockStatus::error;
+  std::optional<Error> error;
+  // With a failed selection of the env: the envs there are.
+  std::optional<std::vector<env::EnvRecord>> envs_found;
+  // In the order they arose: choosing the env, scanning and hashing it.
+  std::vector<std::string> warnings;
+  std::optional<env::EnvRecord> env;
+  std::optional<LockedEnv> current; // the env's lock now, once made (its hashing figures even after a later error)
+  std::string yaml;                 // locked: the lockfile
+  std::optional<LockCheck> check;   // checked
+};
+
+// Reads the lock to check first (an unreadable one is exit 2 whatever the
+// env), then the release table, then chooses the env, locks it, and writes or
+// checks. Errors are values in the outcome.
+LockOutcome lock(const LockOptions& options);
 
 // `--releases FILE`, or the embedded table when `path` is empty. Errors (bad_input) say "release table: ...".
 Result<lock::ReleaseTable> release_table(const std::string& path);

@@ -137,17 +137,16 @@ RepairOutcome repair(const RepairOptions& options) {
   if (o.changes->conflicts())
     return finish(std::move(o), RepairStatus::conflict,
                   "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again");
-  const bool manifest_same = repair::records_same(previous, o.changes->manifest);
+  const repair::RepairDecision decision = repair::decide_repair(*desired, previous, *o.changes, options.dry_run);
   if (options.dry_run)
-    return finish(std::move(o), o.changes->writes() || !manifest_same ? RepairStatus::would_repair : RepairStatus::unchanged);
+    return finish(std::move(o), decision == repair::RepairDecision::write ? RepairStatus::would_repair : RepairStatus::unchanged);
   RepairStatus status = RepairStatus::repaired;
-  const bool wants_nothing = desired->entries.empty() && desired->pins.empty();
-  if (!o.changes->writes() && (manifest_same || (!previous && wants_nothing))) {
-    status = wants_nothing ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
-    remove_leftovers(*tree, *desired, previous);
-  } else {
+  if (decision == repair::RepairDecision::write) {
     if (auto applied = apply_repair(*tree, *desired, previous, *o.changes); !applied)
       return failed(std::move(o), applied.error());
+  } else {
+    status = decision == repair::RepairDecision::nothing_to_do ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
+    remove_leftovers(*tree, *desired, previous);
   }
   if (auto marked = mark_repair_time(*tree); !marked)
     o.warnings.push_back("the activation hooks may call this repair stale: " + marked.error().describe());
@@ -156,30 +155,6 @@ RepairOutcome repair(const RepairOptions& options) {
 }
 
 namespace {
-// What a conda user must know after the post-link ran: one paragraph, or "".
-std::string post_link_message(const RepairOutcome& o) {
-  std::string head = "condacuda (" + o.env.prefix + "): ";
-  if (o.error) return head + "repair skipped: " + o.error->describe() + "\n";
-  if (o.status == RepairStatus::repaired)
-    return head + "repaired CUDA library loading: " + std::to_string(o.plan.folders.size()) +
-           " folder(s) of this env go first on LD_LIBRARY_PATH when it is activated, " +
-           std::to_string(o.plan.links.size()) +
-           " symlink(s) let RUNPATH find libraries without activation" +
-           (o.plan.pins.empty() ? std::string()
-                                : ", " + std::to_string(o.plan.pins.size()) +
-                                      " librar(ies) pinned (DT_RUNPATH -> DT_RPATH) so that LD_LIBRARY_PATH cannot shadow "
-                                      "the env's copies") +
-           ". `condacuda doctor` shows the result; `condacuda undo` takes it back.\n";
-  if (o.status == RepairStatus::unchanged || o.status == RepairStatus::nothing_to_do) return ""; // quiet when all is well
-  std::string why;
-  for (const auto& s : o.verification.scenarios)
-    for (const auto& f : s.report.findings)
-      if (why.empty() && f.severity == doctor::Severity::error) why = f.title + ". Fix: " + f.fix;
-  if (o.status == RepairStatus::conflict) why = "files condacuda did not create are in the way under etc/conda";
-  return head + "could not make the CUDA libraries load, nothing was changed: " + why +
-         ". Run `condacuda doctor -p " + o.env.prefix + "` for details.\n";
-}
-
 // conda prints and deletes $PREFIX/.messages.txt after the transaction. As
 // every write into an env: never through a link, never into a FIFO.
 void append_message(const std::string& prefix, const std::string& text) {
@@ -189,16 +164,16 @@ void append_message(const std::string& prefix, const std::string& text) {
 } // namespace
 
 void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& env,
-               const Result<std::vector<repair::Shell>>& shells) {
-  if (!env) {
-    append_message(prefix, "condacuda (" + prefix + "): repair skipped: this prefix is not a conda env (no conda-meta/history).\n");
-    return;
+               const Result<std::vector<repair::Shell>>& shells, const PostLinkMessage& message) {
+  PostLinkOutcome outcome{prefix, std::nullopt};
+  if (env) {
+    RepairOutcome o;
+    o.env = *env;
+    if (!shells) o = failed(std::move(o), shells.error());
+    else o = repair({*env, *shells, false, std::nullopt, false});
+    outcome.repair = std::move(o);
   }
-  RepairOutcome o;
-  o.env = *env;
-  if (!shells) o = failed(std::move(o), shells.error());
-  else o = repair({*env, *shells, false, std::nullopt, false});
-  append_message(env->prefix, post_link_message(o));
+  append_message(env ? env->prefix : prefix, message(outcome));
 }
 
 } // namespace condacuda::app

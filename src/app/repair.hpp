@@ -1,6 +1,7 @@
 #pragma once
 // `condacuda repair`: plan (a value) -> verify by simulation -> apply (atomic,
 // locked, manifest), and what its conda post-link says.
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,12 +56,20 @@ struct RepairOutcome {
 
 RepairOutcome repair(const RepairOptions& options);
 
+// What a post-link did: the repair of the env, or none when `prefix` is not one.
+struct PostLinkOutcome {
+  std::string prefix; // as conda gave it
+  std::optional<RepairOutcome> repair;
+};
+// What a conda user must know after it (report::post_link_message), "" when all is well.
+using PostLinkMessage = std::function<std::string(const PostLinkOutcome&)>;
+
 // --post-link, as conda runs it (env activated, nothing on the terminal): a
 // failing post-link makes conda roll the whole install back, so this never
 // fails. It repairs the env `prefix` names when it could be selected and the
-// shells parsed, and appends what a conda user must know to
-// $PREFIX/.messages.txt (conda prints and deletes it): nothing when all is well.
+// shells parsed, and appends `message` of what happened to
+// $PREFIX/.messages.txt (conda prints and deletes it).
 void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& env,
-               const Result<std::vector<repair::Shell>>& shells);
+               const Result<std::vector<repair::Shell>>& shells, const PostLinkMessage& message);
 
 } // namespace condacuda::app

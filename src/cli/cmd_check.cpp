@@ -60,13 +60,8 @@ Command add_check(CLI::App& root) {
             options.link_only_arch = args->link_only;
             auto report = app::check(options);
             if (!report) return fail(report.error(), args->out);
-            int code = exit_code_for(report->outcome);
-            if (args->out.json) return emit_document(report::check_json(*report, code), check::to_string(report->outcome), code);
-            {
-              const report::Style style = style_for(args->out);
-              emit_text(report::check_text(*report, style), style);
-            }
-            return code;
+            const int code = exit_code_for(report->outcome);
+            return emit_result(args->out, report::check_rendering(*report, code), code);
           }};
 }
 

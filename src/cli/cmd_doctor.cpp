@@ -9,7 +9,6 @@ Command add_doctor(CLI::App& root) {
   struct Args {
     EnvArgs env;
     OutputArgs out;
-    bool dot = false;
     bool verbose = false;
     std::optional<std::string> ld_library_path;
     bool unset_llp = false;
@@ -24,7 +23,7 @@ Command add_doctor(CLI::App& root) {
       "doctor", "Predict, without running anything, what the loader does with every CUDA library of the env");
   add_env_args(sub, args->env);
   add_output_args(sub, args->out);
-  sub->add_flag("--dot", args->dot, "Print the dependency graph (Graphviz DOT), failing edges in red");
+  add_dot_flag(sub, args->out, "Print the dependency graph (Graphviz DOT), failing edges in red");
   sub->add_flag("-v,--verbose", args->verbose, "List every root, not only the failing ones");
   sub->add_option("--ld-library-path", args->ld_library_path,
                   "Assume this base LD_LIBRARY_PATH instead of this shell's ('' means set but empty)");
@@ -53,14 +52,8 @@ Command add_doctor(CLI::App& root) {
                                        args->gpus, args->driver, args->gpu_table, args->imports});
             if (!report) return fail(report.error(), args->out);
             for (const auto& w : report->inputs.inventory.warnings) print_warning(w);
-            const int code = report->healthy() ? int(exit_ok) : int(exit_problems);
-            if (args->out.json) return emit_document(report::doctor_json(*report), report->healthy() ? "healthy" : "problems", code);
-            if (args->dot) emit_text(report::doctor_dot(*report), {});
-            else {
-              const report::Style style = style_for(args->out);
-              emit_text(report::doctor_text(*report, style, args->verbose), style);
-            }
-            return code;
+            return emit_result(args->out, report::doctor_rendering(*report, args->verbose),
+                               report->healthy() ? exit_ok : exit_problems);
           }};
 }
 

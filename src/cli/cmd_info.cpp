@@ -19,12 +19,7 @@ Command add_info(CLI::App& root) {
             if (!env) return int(exit_bad_input);
             auto inv = app::info(*env);
             if (!inv) return fail(inv.error(), args->out);
-            if (args->out.json) return emit_document(report::info_json(*env, *inv), "ok", exit_ok);
-            {
-              const report::Style style = style_for(args->out);
-              emit_text(report::info_text(*env, *inv, style), style);
-            }
-            return int(exit_ok);
+            return emit_result(args->out, report::info_rendering(*env, *inv), exit_ok);
           }};
 }
 

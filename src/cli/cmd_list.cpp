@@ -25,12 +25,7 @@ Command add_list(CLI::App& root) {
             }
             auto listed = app::list();
             for (const auto& w : listed.warnings) print_warning(w.describe());
-            if (out->json) return emit_document(report::list_json(listed.envs), "ok", exit_ok);
-            {
-              const report::Style style = style_for(*out);
-              emit_text(report::list_text(listed.envs, style), style);
-            }
-            return int(exit_ok);
+            return emit_result(*out, report::list_rendering(listed.envs), exit_ok);
           }};
 }
 

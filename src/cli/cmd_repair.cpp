@@ -47,7 +47,7 @@ int repair_command(const RepairArgs& args) {
   auto env = choose_env(args.env, args.out);
   auto shells = parse_shells(args.shells);
   if (args.post_link) {
-    app::post_link(args.env.prefix, env, shells);
+    app::post_link(args.env.prefix, env, shells, report::post_link_message);
     return exit_ok; // a failing post-link makes conda roll the whole install back
   }
   if (!env) return exit_bad_input;
@@ -57,15 +57,7 @@ int repair_command(const RepairArgs& args) {
   auto outcome = app::repair({*env, *shells, args.dry_run, pin, args.forget_launches});
   for (const auto& w : outcome.warnings) print_warning(w);
   if (outcome.error) return fail(*outcome.error, args.out, exit_code_for(outcome));
-  if (args.out.json) {
-    util::Json doc = report::repair_json(outcome);
-    return emit_document(doc, doc.string_at("outcome"), exit_code_for(outcome));
-  }
-  {
-    const report::Style style = style_for(args.out);
-    emit_text(report::repair_text(outcome, style), style);
-  }
-  return exit_code_for(outcome);
+  return emit_result(args.out, report::repair_rendering(outcome), exit_code_for(outcome));
 }
 } // namespace
 

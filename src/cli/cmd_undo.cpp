@@ -19,16 +19,8 @@ Command add_undo(CLI::App& root) {
             if (!env) return int(exit_bad_input);
             auto outcome = app::undo(*env);
             if (!outcome) return fail(outcome.error(), args->out);
-            const int code = outcome->left_something() ? int(exit_problems) : int(exit_ok);
-            if (args->out.json)
-              return emit_document(report::undo_json(*outcome),
-                                   outcome->left_something() ? "left-something" : outcome->had_manifest ? "undone" : "nothing-to-undo",
-                                   code);
-            {
-              const report::Style style = style_for(args->out);
-              emit_text(report::undo_text(*outcome, style), style);
-            }
-            return code;
+            return emit_result(args->out, report::undo_rendering(*outcome),
+                               outcome->left_something() ? exit_problems : exit_ok);
           }};
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "app/share_dir.hpp"
+#include "report/document.hpp"
 #include "report/info_report.hpp"
 
 namespace condacuda::cli {
@@ -40,7 +41,7 @@ int fail(const Error& error, const OutputArgs& out, std::optional<int> exit_code
   const int code = exit_code ? *exit_code : exit_code_for(error);
   print_error(error.describe());
   if (envs_found) std::cerr << report::for_terminal(report::envs_found_text(*envs_found), {});
-  if (out.json) emit(report::error_json(error, code, envs_found).dump() + "\n");
+  if (out.format() == report::Format::json) emit(report::error_json(error, code, envs_found).dump() + "\n");
   return code;
 }
 
@@ -52,8 +53,23 @@ std::optional<env::EnvRecord> choose_env(const app::EnvRequest& request, const O
   return std::nullopt;
 }
 
-int emit_document(const util::Json& body, const std::string& outcome, int exit_code) {
-  emit(report::document(body, outcome, exit_code).dump() + "\n");
+report::Format OutputArgs::format() const {
+  if (json) return report::Format::json;
+  if (dot) return report::Format::dot;
+  return report::Format::text;
+}
+
+int emit_result(const OutputArgs& out, const report::Rendering& result, int exit_code) {
+  switch (out.format()) {
+  case report::Format::json: emit(report::document(result.json(), result.outcome, exit_code).dump() + "\n"); break;
+  case report::Format::dot: emit_text(result.dot(), {}); break;
+  case report::Format::text: {
+    const report::Style style = style_for(out);
+    if (result.text_is_data) emit(result.text(style));
+    else emit_text(result.text(style), style);
+    break;
+  }
+  }
   return exit_code;
 }
 
@@ -61,6 +77,10 @@ void add_output_args(CLI::App* command, OutputArgs& args, bool with_json) {
   if (with_json) command->add_flag("--json", args.json, "Machine-readable output (a versioned JSON schema)");
   command->add_option("--color", args.color, "Colour: auto (on a terminal), always or never")
       ->check(CLI::IsMember(color_choices));
+}
+
+void add_dot_flag(CLI::App* command, OutputArgs& args, const std::string& description) {
+  command->add_flag("--dot", args.dot, description);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "app/base_ld_library_path.hpp"
 #include "app/select_env.hpp"
 #include "env/discovery.hpp"
+#include "report/rendering.hpp"
 #include "report/table.hpp"
 #include "util/json.hpp"
 #include "util/result.hpp"
@@ -35,9 +36,13 @@ void print_warning(const std::string& message);
 using EnvArgs = app::EnvRequest;
 void add_env_args(CLI::App* command, EnvArgs& args);
 
+// How a command shows its result: the format its flags chose, and colour.
 struct OutputArgs {
-  bool json = false;
   std::string color = "auto"; // one of color_choices
+  bool json = false;          // --json (add_output_args)
+  bool dot = false;           // --dot (add_dot_flag)
+  // --json wins over --dot: a script that asks for JSON always gets JSON.
+  report::Format format() const;
 };
 
 // The error a command ends with: "condacuda: <message>" on stderr (and the
@@ -51,11 +56,16 @@ int fail(const Error& error, const OutputArgs& out, std::optional<int> exit_code
 // exit_bad_input).
 std::optional<env::EnvRecord> choose_env(const EnvArgs& args, const OutputArgs& out);
 
-// Emits a command's JSON document with the shared head (report::document):
-// schema, env, outcome, exit_code. Returns exit_code.
-int emit_document(const util::Json& body, const std::string& outcome, int exit_code);
+// The one place output is written in the format chosen: the text (made safe
+// for a terminal unless it is data), the JSON document with its shared head
+// (report::document: schema, env, outcome, exit_code), or the DOT graph.
+// Returns exit_code.
+int emit_result(const OutputArgs& out, const report::Rendering& result, int exit_code);
 inline const std::vector<std::string> color_choices = {"auto", "always", "never"};
+// --json (unless without it) and --color.
 void add_output_args(CLI::App* command, OutputArgs& args, bool with_json = true);
+// --dot, for a command whose rendering draws a graph.
+void add_dot_flag(CLI::App* command, OutputArgs& args, const std::string& description);
 report::Style style_for(const OutputArgs& args);
 
 // --ld-library-path VALUE / --no-ld-library-path, as doctor and check take them.

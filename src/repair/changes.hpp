@@ -128,6 +128,17 @@ bool owned(const ManifestEntry& entry, const PathState& state);
 // launches): a repair that writes no file and records the same is unchanged.
 bool records_same(const std::optional<Manifest>& previous, const Manifest& next);
 
+// What a repair that met no conflict comes to, from its changes alone.
+enum class RepairDecision {
+  write,         // files to write or a record to change (a dry run: would repair)
+  unchanged,     // repaired already: nothing to write, the same record
+  nothing_to_do, // never repaired and nothing wanted: no file, no record
+};
+// A dry run says `write` whenever the record would differ, also for an env
+// never repaired that wants nothing (no record yet).
+RepairDecision decide_repair(const DesiredState& desired, const std::optional<Manifest>& previous,
+                             const ChangeSet& changes, bool dry_run);
+
 // The journal of a run that takes the env from `previous` to `next`: every
 // entry of both (an entry being replaced keeps what it was as its previous
 // state), so that a run killed at any moment leaves only what it accounts for.

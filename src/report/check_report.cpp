@@ -349,4 +349,9 @@ std::string check_text(const CheckReport& r, const Style& style) {
   return out;
 }
 
+Rendering check_rendering(const check::CheckReport& report, int exit_code) {
+  return {[&report](const Style& style) { return check_text(report, style); }, false,
+          [&report, exit_code] { return check_json(report, exit_code); }, check::to_string(report.outcome), {}};
+}
+
 } // namespace condacuda::report

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "check/verdict.hpp"
+#include "report/rendering.hpp"
 #include "report/table.hpp"
 #include "util/json.hpp"
 
@@ -14,5 +15,7 @@ inline constexpr const char* check_schema = "condacuda.check/1";
 
 util::Json check_json(const check::CheckReport& report, int exit_code);
 std::string check_text(const check::CheckReport& report, const Style& style);
+// Outcome: the check's (check::to_string).
+Rendering check_rendering(const check::CheckReport& report, int exit_code);
 
 } // namespace condacuda::report

@@ -266,4 +266,12 @@ std::string doctor_dot(const doctor::DoctorReport& r) {
   return out + body + "}\n";
 }
 
+Rendering doctor_rendering(const doctor::DoctorReport& report, bool verbose) {
+  return {[&report, verbose](const Style& style) { return doctor_text(report, style, verbose); },
+          false,
+          [&report] { return doctor_json(report); },
+          report.healthy() ? "healthy" : "problems",
+          [&report] { return doctor_dot(report); }};
+}
+
 } // namespace condacuda::report

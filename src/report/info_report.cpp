@@ -182,4 +182,13 @@ std::string envs_found_text(const std::vector<env::EnvRecord>& envs) {
   return out;
 }
 
+Rendering info_rendering(const env::EnvRecord& env, const inventory::Inventory& inv) {
+  return {[&env, &inv](const Style& style) { return info_text(env, inv, style); }, false,
+          [&env, &inv] { return info_json(env, inv); }, "ok", {}};
+}
+
+Rendering list_rendering(const std::vector<app::ListedEnv>& rows) {
+  return {[&rows](const Style& style) { return list_text(rows, style); }, false, [&rows] { return list_json(rows); }, "ok", {}};
+}
+
 } // namespace condacuda::report

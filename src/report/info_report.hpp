@@ -8,6 +8,7 @@
 #include "env/discovery.hpp"
 #include "inventory/inventory.hpp"
 #include "report/document.hpp"
+#include "report/rendering.hpp"
 #include "report/table.hpp"
 #include "util/json.hpp"
 
@@ -18,6 +19,10 @@ std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv
 
 util::Json list_json(const std::vector<app::ListedEnv>& rows);
 std::string list_text(const std::vector<app::ListedEnv>& rows, const Style& style);
+
+// Outcome "ok" (both).
+Rendering info_rendering(const env::EnvRecord& env, const inventory::Inventory& inv);
+Rendering list_rendering(const std::vector<app::ListedEnv>& rows);
 
 // After a failed selection: the envs there are, to choose from (for stderr).
 std::string envs_found_text(const std::vector<env::EnvRecord>& envs);

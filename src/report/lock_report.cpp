@@ -157,4 +157,14 @@ std::string hash_stats_text(const app::LockedEnv& locked) {
   return line;
 }
 
+Rendering lock_rendering(const app::LockOutcome& o, const app::LockOptions& options) {
+  if (o.status == app::LockStatus::checked)
+    return {[&o, &options](const Style& style) { return lock_check_text(o.check->diff, options.check, o.env->name, style, o.check->loads); },
+            false, [&o, &options] { return lock_check_json(o.check->diff, options.check, *o.env, o.check->loads); },
+            lock::to_string(o.check->outcome), {}};
+  return {[&o, &options](const Style&) { return options.output.empty() ? o.yaml : std::string(); }, true,
+          [&o, &options] { return lock_json(o.current->lock, *o.env, options.output); },
+          o.current->lock.alignment.aligned ? "aligned" : "misaligned", {}};
+}
+
 } // namespace condacuda::report

@@ -10,6 +10,7 @@
 #include "env/discovery.hpp"
 #include "lock/diff.hpp"
 #include "lock/lockfile.hpp"
+#include "report/rendering.hpp"
 #include "report/table.hpp"
 #include "util/json.hpp"
 
@@ -28,6 +29,11 @@ std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_
 // which cli adds): `matches` is outcome == matches; `loads_here` and `rules_here`.
 util::Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env,
                            const lock::LoadsHere& loads = {});
+
+// `lock`: the YAML lock as text (nothing when -o FILE has it), outcome
+// "aligned" or "misaligned"; `lock --check`: the check, outcome matches,
+// drift or does-not-load. For an outcome that is not an error.
+Rendering lock_rendering(const app::LockOutcome& outcome, const app::LockOptions& options);
 
 // "hashed N files: N from the cache, N read (N MB) in N s"
 std::string hash_stats_text(const app::LockedEnv& locked);

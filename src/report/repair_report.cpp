@@ -269,4 +269,40 @@ std::string undo_text(const app::UndoOutcome& u, const Style& style) {
   return out;
 }
 
+Rendering repair_rendering(const app::RepairOutcome& r) {
+  return {[&r](const Style& style) { return repair_text(r, style); }, false, [&r] { return repair_json(r); },
+          app::to_string(r.status), {}};
+}
+
+Rendering undo_rendering(const app::UndoOutcome& u) {
+  return {[&u](const Style& style) { return undo_text(u, style); }, false, [&u] { return undo_json(u); },
+          u.left_something() ? "left-something" : u.had_manifest ? "undone" : "nothing-to-undo", {}};
+}
+
+std::string post_link_message(const app::PostLinkOutcome& outcome) {
+  if (!outcome.repair)
+    return "condacuda (" + outcome.prefix + "): repair skipped: this prefix is not a conda env (no conda-meta/history).\n";
+  const app::RepairOutcome& o = *outcome.repair;
+  std::string head = "condacuda (" + o.env.prefix + "): ";
+  if (o.error) return head + "repair skipped: " + o.error->describe() + "\n";
+  if (o.status == app::RepairStatus::repaired)
+    return head + "repaired CUDA library loading: " + std::to_string(o.plan.folders.size()) +
+           " folder(s) of this env go first on LD_LIBRARY_PATH when it is activated, " +
+           std::to_string(o.plan.links.size()) +
+           " symlink(s) let RUNPATH find libraries without activation" +
+           (o.plan.pins.empty() ? std::string()
+                                : ", " + std::to_string(o.plan.pins.size()) +
+                                      " librar(ies) pinned (DT_RUNPATH -> DT_RPATH) so that LD_LIBRARY_PATH cannot shadow "
+                                      "the env's copies") +
+           ". `condacuda doctor` shows the result; `condacuda undo` takes it back.\n";
+  if (o.status == app::RepairStatus::unchanged || o.status == app::RepairStatus::nothing_to_do) return "";
+  std::string why;
+  for (const auto& s : o.verification.scenarios)
+    for (const auto& f : s.report.findings)
+      if (why.empty() && f.severity == doctor::Severity::error) why = f.title + ". Fix: " + f.fix;
+  if (o.status == app::RepairStatus::conflict) why = "files condacuda did not create are in the way under etc/conda";
+  return head + "could not make the CUDA libraries load, nothing was changed: " + why +
+         ". Run `condacuda doctor -p " + o.env.prefix + "` for details.\n";
+}
+
 } // namespace condacuda::report

@@ -11,7 +11,9 @@
 # info, doctor (text, -v, --json, --dot, --ld-library-path, --no-ld-library-path),
 # repair --dry-run, repair then undo (each binary in turn on the same prefix),
 # run --print-ld-library-path, lock (YAML, JSON, --check, -o), check (no GPU
-# here: exit 3), the error paths (unknown env, bad lock, no command for run).
+# here: exit 3), the error paths (unknown env, bad lock, bad release table, no
+# command for run), an env without CUDA libraries, a post-link on a folder
+# that is no env, and each command's --help.
 # check's timings are masked (its decimal numbers); nothing else is.
 set -euo pipefail
 old=$(readlink -f "${1:?usage: compare_outputs.sh OLD_BINARY NEW_BINARY}")
@@ -70,6 +72,19 @@ for which in old new; do
   record run-no-command "$which" run -n demo
   record bad-lock "$which" lock --check /etc/hostname -n demo
   record no-subcommand "$which"
+  record lock-unknown-env "$which" lock -n nope --json
+  record lock-bad-releases "$which" lock --releases /etc/hostname -n nope
+  # An env with no CUDA library: nothing to repair, nothing to lock but the head.
+  mkdir -p "$work/empty/conda-meta" && : > "$work/empty/conda-meta/history"
+  record empty-dry-run-json "$which" repair --dry-run --json -p "$work/empty"
+  record empty-lock "$which" lock -p "$work/empty"
+  mkdir -p "$work/not-an-env"
+  record not-env-post-link "$which" repair --post-link -p "$work/not-an-env"
+  cp "$work/not-an-env/.messages.txt" "$work/out/$which/not-env-post-link.messages" 2> /dev/null || true
+  rm -f "$work/not-an-env/.messages.txt"
+  for command in list info doctor repair undo run lock check; do
+    record "help-$command" "$which" "$command" --help
+  done
   for i in "${!envs[@]}"; do
     e=${envs[$i]} p=${polluted[$i]} tag=env$i
     record "$tag-info" "$which" info -p "$e"
@@ -81,6 +96,7 @@ for which in old new; do
       record "$tag-$llp-doctor-v" "$which" doctor -v -p "$e" "${args[@]}"
       record "$tag-$llp-doctor-json" "$which" doctor --json -p "$e" "${args[@]}"
       record "$tag-$llp-doctor-dot" "$which" doctor --dot -p "$e" "${args[@]}"
+      record "$tag-$llp-doctor-dot-json" "$which" doctor --dot --json -p "$e" "${args[@]}"
       record "$tag-$llp-check" "$which" check --quick -p "$e" "${args[@]}"
       record "$tag-$llp-check-json" "$which" check --quick --json -p "$e" "${args[@]}"
       LD_LIBRARY_PATH=$p record "$tag-$llp-run-print" "$which" run --print-ld-library-path -p "$e"
@@ -94,6 +110,8 @@ for which in old new; do
     "$work/condacuda" lock -p "$e" -o "$work/$tag.lock.yml" 2> /dev/null || true
     record "$tag-lock-check" "$which" lock --check "$work/$tag.lock.yml" -p "$e"
     record "$tag-lock-check-json" "$which" lock --check "$work/$tag.lock.yml" --json -p "$e"
+    record "$tag-lock-o-json" "$which" lock -o "$work/$tag.o.yml" --json -p "$e"
+    cp "$work/$tag.o.yml" "$work/out/$which/$tag-lock-o.yml"
     # A real repair and undo, on the same prefix for both binaries, in turn.
     LD_LIBRARY_PATH=$p record "$tag-repair" "$which" repair -p "$e"
     LD_LIBRARY_PATH=$p record "$tag-repair-again-json" "$which" repair --json -p "$e"
