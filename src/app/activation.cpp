@@ -14,19 +14,9 @@ std::optional<std::string> with_hook_folders(const std::string& prefix, const st
   return launch::activate_ld_library_path(base, absolute, added_before);
 }
 
-const char* to_string(PathSource source) {
-  switch (source) {
-  case PathSource::hook: return "hook";
-  case PathSource::plan: return "plan";
-  case PathSource::as_is: return "as-is";
-  case PathSource::stale_hook: return "stale-hook";
-  }
-  return "as-is";
-}
-
 ActivatedLdLibraryPath activated_ld_library_path(const doctor::DoctorInputs& inputs, loader::FileSystemView& files,
                                                  Unrepaired unrepaired) {
-  ActivatedLdLibraryPath a{inputs.config.ld_library_path, inputs.hook_present ? PathSource::hook : PathSource::as_is, {}};
+  ActivatedLdLibraryPath a{inputs.config.ld_library_path, inputs.hook_present ? launch::ActivatedSource::hook : launch::ActivatedSource::as_is, {}};
   if (!inputs.hook_present && unrepaired == Unrepaired::as_is) return a;
   std::vector<std::string> folders = repair::plan_repair(inputs, files).folder_paths();
   // A hook whose folders are today's plan is used as it is; a stale one (the
@@ -37,7 +27,7 @@ ActivatedLdLibraryPath activated_ld_library_path(const doctor::DoctorInputs& inp
   if (inputs.hook_present && hooked == folders) return a;
   if (folders.empty() && !inputs.hook_present) return a;
   a.value = with_hook_folders(inputs.env.prefix, inputs.base_ld_library_path, folders, inputs.active_hook_entries);
-  a.source = inputs.hook_present ? PathSource::stale_hook : PathSource::plan;
+  a.source = inputs.hook_present ? launch::ActivatedSource::stale_hook : launch::ActivatedSource::plan;
   a.planned_folders = std::move(folders);
   return a;
 }

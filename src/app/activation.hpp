@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/doctor_inputs.hpp"
+#include "launch/launch.hpp"
 
 namespace condacuda::app {
 
@@ -18,20 +19,12 @@ std::optional<std::string> with_hook_folders(const std::string& prefix, const st
                                              const std::vector<std::string>& folders,
                                              const std::optional<std::string>& added_before);
 
-enum class PathSource {
-  hook,  // the env's condacuda hook applied
-  plan,  // not repaired: the folders `condacuda repair` would put first
-  as_is, // the base value unchanged (asked for, or nothing to add)
-  stale_hook, // the env changed since its repair: today's plan instead of the hook's folders
-};
-const char* to_string(PathSource source); // "hook", "plan", "as-is"
-
 // What an env without a hook gets.
 enum class Unrepaired { plan, as_is };
 
 struct ActivatedLdLibraryPath {
   std::optional<std::string> value;
-  PathSource source = PathSource::as_is;
+  launch::ActivatedSource source = launch::ActivatedSource::as_is;
   std::vector<std::string> planned_folders; // prefix-relative, when the source is plan
 };
 

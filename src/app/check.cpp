@@ -29,10 +29,10 @@ bool library_failed(const check::ProbeResult& probe) {
 void run_python(check::CheckReport& r, const std::string& prefix, const sys::Environment& env, double timeout_s) {
   auto python = sys::env_python_command(prefix);
   if (!python) {
-    r.python.push_back({"python", "absent", "", "the env has no python interpreter (no ELF executable at bin/python3 or bin/python): nothing to import into", "", "", "", ""});
+    r.python.push_back({"python", check::FrameworkStatus::absent, "", "the env has no python interpreter (no ELF executable at bin/python3 or bin/python): nothing to import into", "", "", "", ""});
     return;
   }
-  std::string script(check::python_probe_script());
+  std::string script(check::python_check_script());
   sys::ChildRun run = sys::run_child({*python, {"-c", script}, env, timeout_s});
   r.python_child = run.outcome;
   r.python = check::parse_python_output(run.stdout_text);
@@ -40,7 +40,7 @@ void run_python(check::CheckReport& r, const std::string& prefix, const sys::Env
     std::string last = run.outcome.stderr_tail;
     while (!last.empty() && last.back() == '\n') last.pop_back();
     last = last.substr(last.rfind('\n') == std::string::npos ? 0 : last.rfind('\n') + 1);
-    r.python.push_back({"python", "fail", "", "", "python " + check::describe(run.outcome, timeout_s) +
+    r.python.push_back({"python", check::FrameworkStatus::fail, "", "", "python " + check::describe(run.outcome, timeout_s) +
                                                      (last.empty() ? "" : ": " + last), "", "", ""});
   }
 }
@@ -70,7 +70,7 @@ Result<check::CheckReport> check(const CheckOptions& o) {
   // The probe's LD_LIBRARY_PATH: what `condacuda run` would give (or, as is, this shell's).
   auto activated = activated_ld_library_path(*inputs, files, o.as_is ? Unrepaired::as_is : Unrepaired::plan);
   r.ld_library_path = activated.value;
-  r.ld_library_path_source = to_string(activated.source);
+  r.ld_library_path_source = activated.source;
   r.planned_folders = activated.planned_folders;
   r.sizes_name = o.quick ? "quick" : "full";
   r.timeout_s = o.timeout_s;

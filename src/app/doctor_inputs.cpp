@@ -20,7 +20,7 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
   in.inventory.pinned = state.pinned();
   in.config = sys::detect_machine().config;
   in.base_ld_library_path = base.is_given() ? base.value() : in.config.ld_library_path;
-  in.ld_library_path_source = base.is_given() ? "--ld-library-path" : "caller";
+  in.ld_library_path_source = base.is_given() ? doctor::BasePathSource::given : doctor::BasePathSource::this_shell;
   // With this shell's value, the hook may already have run here: its record
   // says what it added. A given value is taken as not activated.
   if (!base.is_given()) in.active_hook_entries = sys::this_shell(env.prefix).hook_entries;

@@ -80,7 +80,7 @@ std::vector<CheckWarning> probe_warnings(const CheckReport& r) {
                          ", but its steps (" + util::join(c.steps, ", ") + ") " +
                          (c.observed == "ran" ? "ran" : "found no kernel image") +
                          " (the coverage rules disagree with the device: please report it)"});
-  if (r.ld_library_path_source == "plan")
+  if (r.ld_library_path_source == launch::ActivatedSource::plan)
     out.push_back({"not-repaired", "the env is not repaired: the probe ran with " + util::join(r.planned_folders, ", ") +
                                        " first, the folders `condacuda repair` would add (as `condacuda run` does); "
                                        "`condacuda check --as-is` checks this shell as it is"});
@@ -254,7 +254,7 @@ void decide(CheckReport& r) {
     r.reason = no_gpu;
     if (std::string libs = failed_libraries(probe); !libs.empty()) r.reason += "; besides, " + libs + " did not load";
     for (const auto& p : r.python)
-      if (p.status == "fail") r.reason += "; besides, python: " + p.framework + " failed";
+      if (p.status == FrameworkStatus::fail) r.reason += "; besides, python: " + p.framework + " failed";
     if (died && probe.in_progress != "driver") r.reason += "; " + death;
     return;
   }
@@ -276,7 +276,7 @@ void decide(CheckReport& r) {
     return;
   }
   for (const auto& p : r.python)
-    if (p.status == "fail") {
+    if (p.status == FrameworkStatus::fail) {
       r.reason = "python: " + p.framework + ": " + p.error;
       return;
     }

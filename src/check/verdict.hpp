@@ -11,7 +11,8 @@
 #include "check/gpu_prediction.hpp"
 #include "check/model.hpp"
 #include "check/prediction.hpp"
-#include "check/python_probe.hpp"
+#include "check/python_frameworks.hpp"
+#include "launch/launch.hpp"
 #include "doctor/findings.hpp"
 #include "env/discovery.hpp"
 #include "util/child_outcome.hpp"
@@ -34,10 +35,8 @@ struct CheckReport {
   env::EnvRecord env;
   std::optional<std::string> ld_library_path; // the probe's (the activated value)
   bool hook_applied = false;
-  // Where the probe's LD_LIBRARY_PATH comes from: "hook" (the env's condacuda
-  // hook applied), "plan" (not repaired: the folders `condacuda repair` would
-  // put first, as `condacuda run` does) or "as-is" (this shell's value).
-  std::string ld_library_path_source = "as-is";
+  // Where the probe's LD_LIBRARY_PATH comes from (plan: as `condacuda run` gives it).
+  launch::ActivatedSource ld_library_path_source = launch::ActivatedSource::as_is;
   std::vector<std::string> planned_folders; // prefix-relative, when the source is "plan"
   std::string sizes_name = "full";            // "full" or "quick"
   double timeout_s = 0;

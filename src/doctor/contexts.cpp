@@ -38,7 +38,7 @@ Finding not_activated_finding(Severity severity, const std::optional<std::string
 } // namespace
 
 void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) {
-  report.not_activated_ld_library_path = not_activated.inputs.config.ld_library_path;
+  report.not_activated = DoctorReport::NotActivatedLaunch{not_activated.inputs.config.ld_library_path};
   Finding f = not_activated_finding(Severity::warning, not_activated.inputs.config.ld_library_path);
   for (std::size_t i = 0; i < report.roots.size() && i < not_activated.roots.size(); ++i) {
     auto& root = report.roots[i];

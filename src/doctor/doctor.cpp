@@ -24,6 +24,10 @@ const char* to_string(LaunchContext context) {
   return context == LaunchContext::activated ? "activated" : "not-activated";
 }
 
+const char* to_string(BasePathSource source) { return source == BasePathSource::this_shell ? "caller" : "--ld-library-path"; }
+
+const char* to_string(RootKind kind) { return kind == RootKind::library ? "library" : "consumer"; }
+
 int DoctorReport::count(Severity s) const {
   return static_cast<int>(std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == s; }));
 }
@@ -89,7 +93,7 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   if (!started.ok && !started.first->lazy_only) {
     report.host_error = loader::startup_outcome(started, in.host_program.value_or("host")).stderr_text;
   }
-  auto add_root = [&](const std::string& file, const std::string& kind, const std::string& component) {
+  auto add_root = [&](const std::string& file, RootKind kind, const std::string& component) {
     RootResult r;
     r.file = file;
     r.kind = kind;
@@ -104,9 +108,9 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
     }
     report.roots.push_back(std::move(r));
   };
-  for (const auto& lib : in.inventory.libraries) add_root(lib.file, "library", lib.component);
-  for (const auto& c : in.inventory.consumers) add_root(c.file, "consumer", "");
-  for (const auto& u : in.inventory.unusable) add_root(u.file, "library", u.component);
+  for (const auto& lib : in.inventory.libraries) add_root(lib.file, RootKind::library, lib.component);
+  for (const auto& c : in.inventory.consumers) add_root(c.file, RootKind::consumer, "");
+  for (const auto& u : in.inventory.unusable) add_root(u.file, RootKind::library, u.component);
   report.findings = diagnose(report, files);
   for (auto& f : check_requirements(report, files)) report.findings.push_back(std::move(f));
   report.findings = group_by_cause(std::move(report.findings));

@@ -19,13 +19,22 @@ namespace condacuda::doctor {
 enum class LaunchContext { activated, not_activated };
 const char* to_string(LaunchContext context); // "activated", "not-activated"
 
+// Where the LD_LIBRARY_PATH before the env's hook came from.
+enum class BasePathSource { this_shell, given };
+const char* to_string(BasePathSource source); // "caller", "--ld-library-path" (doctor --json's words)
+
+// What a root is: a CUDA library of the env, or a consumer of them (a Python
+// extension, a program).
+enum class RootKind { library, consumer };
+const char* to_string(RootKind kind); // "library", "consumer"
+
 struct DoctorInputs {
   LaunchContext context = LaunchContext::activated;
   env::EnvRecord env;
   inventory::Inventory inventory;
   loader::LoaderConfig config;             // ld_library_path: the activated value
   std::optional<std::string> base_ld_library_path; // before the env's hook
-  std::string ld_library_path_source;      // "caller" or "--ld-library-path"
+  BasePathSource ld_library_path_source = BasePathSource::this_shell;
   std::vector<std::string> hook_folders;   // absolute folders the env's condacuda hook prepends
   bool hook_present = false;
   std::optional<std::string> active_hook_entries; // what the hook added in this shell, if active here
@@ -58,7 +67,7 @@ struct ContextVerdict {
 
 struct RootResult {
   std::string file;      // prefix-relative
-  std::string kind;      // "library" or "consumer"
+  RootKind kind = RootKind::library;
   std::string component; // for libraries
   bool loads = true;
   std::string first_error; // the loader's text (dlerror / ImportError) when it fails
@@ -76,8 +85,12 @@ struct DoctorReport {
   std::vector<RootResult> roots;
   std::vector<ImportOutcome> imports; // the --imports sequence, when given
   std::vector<Finding> findings;
-  // In an activated report whose not-activated context was judged too: its LD_LIBRARY_PATH.
-  std::optional<std::optional<std::string>> not_activated_ld_library_path;
+  // In an activated report whose not-activated context was judged too: that launch.
+  struct NotActivatedLaunch {
+    std::optional<std::string> ld_library_path; // nullopt: unset
+    bool operator==(const NotActivatedLaunch&) const = default;
+  };
+  std::optional<NotActivatedLaunch> not_activated;
 
   int count(Severity s) const;
   bool healthy() const { return count(Severity::error) == 0; }

@@ -339,7 +339,7 @@ std::vector<OrderRoot> order_roots(const DoctorReport& report, loader::FileSyste
       auto [names, fresh] = referenced.try_emplace(others);
       if (fresh) names->second = names_referenced(report.roots[o.root].report, o.self.dev, o.self.ino, files);
       const std::string origin = std::filesystem::path(normal(o.self.path)).parent_path().string();
-      key = report.roots[o.root].kind + '\0' + others + '\0' + own_facts(*f.elf, origin, names->second);
+      key = std::string(to_string(report.roots[o.root].kind)) + '\0' + others + '\0' + own_facts(*f.elf, origin, names->second);
     }
     o.cls = classes.try_emplace(key, classes.size()).first->second;
   }
@@ -585,7 +585,7 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
     return known->second;
   };
   std::vector<int> library(roots.size());
-  for (std::size_t i = 0; i < roots.size(); ++i) library[i] = report.roots[roots[i].root].kind == "library";
+  for (std::size_t i = 0; i < roots.size(); ++i) library[i] = report.roots[roots[i].root].kind == RootKind::library;
   auto libraries_in = [&](std::size_t x, std::size_t y) { return library[x] + library[y]; };
   for (int libraries = 0; libraries <= 2; ++libraries)
     for (std::size_t x = 0; x < roots.size(); ++x)

@@ -7,6 +7,16 @@
 
 namespace condacuda::launch {
 
+const char* to_string(ActivatedSource source) {
+  switch (source) {
+  case ActivatedSource::hook: return "hook";
+  case ActivatedSource::plan: return "plan";
+  case ActivatedSource::as_is: return "as-is";
+  case ActivatedSource::stale_hook: return "stale-hook";
+  }
+  return "as-is";
+}
+
 ShellState shell_for(const ShellEnvironment& environment, std::string_view prefix) {
   ShellState shell{environment.ld_library_path, std::nullopt};
   if (environment.hook_state) shell.hook_entries = hook_entries_for(*environment.hook_state, prefix);

@@ -22,6 +22,16 @@ struct ShellEnvironment {
   std::optional<std::string> hook_state; // CONDACUDA_HOOK_STATE (launch/hook_model.hpp)
 };
 
+// Where the LD_LIBRARY_PATH of an activated launch comes from, as `run` gives
+// it to a command and `check` to its probe.
+enum class ActivatedSource {
+  hook,       // the env's condacuda hook applied
+  plan,       // not repaired: the folders `condacuda repair` would put first
+  as_is,      // the base value unchanged (asked for, or nothing to add)
+  stale_hook, // the env changed since its repair: today's plan instead of the hook's folders
+};
+const char* to_string(ActivatedSource source); // "hook", "plan", "as-is", "stale-hook"
+
 // This shell as one env sees it: LD_LIBRARY_PATH as it is, and what the env's
 // hook added to it here, when the env was activated in this shell.
 struct ShellState {

@@ -93,7 +93,7 @@ Json finding_entry(const doctor::Finding& f) {
 Json python_entry(const PythonResult& p) {
   Json j = Json::object();
   j.set("framework", p.framework);
-  j.set("status", p.status);
+  j.set("status", to_string(p.status));
   j.set("version", optional_text(p.version));
   j.set("detail", optional_text(p.detail));
   j.set("error", optional_text(p.error));
@@ -154,7 +154,7 @@ Json check_json(const CheckReport& r, int exit_code) {
   Json llp = Json::object();
   llp.set("value", r.ld_library_path ? Json(*r.ld_library_path) : Json());
   llp.set("hook_applied", r.hook_applied);
-  llp.set("source", r.ld_library_path_source);
+  llp.set("source", launch::to_string(r.ld_library_path_source));
   llp.set("planned_folders", strings(r.planned_folders));
   j.set("ld_library_path", std::move(llp));
   j.set("probe", probe_entry(r));
@@ -312,7 +312,7 @@ std::string python_text(const CheckReport& r, const Style& style) {
   for (const auto& p : r.python) {
     std::string detail = p.error.empty() ? p.detail : p.error;
     if (!p.finding.empty()) detail += " [doctor: " + p.finding + "; fix: " + p.fix + "]";
-    t.add({p.framework, status_cell(p.status, style), p.version, detail});
+    t.add({p.framework, status_cell(to_string(p.status), style), p.version, detail});
   }
   const bool never_started = !r.python_child.started && r.python_child.spawn_error.empty();
   std::string out = "python (" + (never_started ? std::string("not run") : describe(r.python_child, r.timeout_s)) + ")\n";
@@ -324,9 +324,10 @@ std::string check_text(const CheckReport& r, const Style& style) {
   std::string out = style.bold("condacuda check") + ": " + r.env.prefix + " (" + env::to_string(r.env.kind) +
                     (r.plan.cuda_major > 0 ? ", CUDA " + std::to_string(r.plan.cuda_major) : std::string()) + ", " +
                     r.sizes_name + " sizes)\n";
-  std::string source = r.ld_library_path_source == "hook"   ? " (the env's condacuda hook applied)"
-                       : r.ld_library_path_source == "plan" ? " (not repaired: with the folders repair would add, as `condacuda run` gives them)"
-                                                            : " (as this shell has it)";
+  std::string source = r.ld_library_path_source == launch::ActivatedSource::hook ? " (the env's condacuda hook applied)"
+                       : r.ld_library_path_source == launch::ActivatedSource::plan
+                           ? " (not repaired: with the folders repair would add, as `condacuda run` gives them)"
+                           : " (as this shell has it)";
   out += "LD_LIBRARY_PATH " + (r.ld_library_path ? "'" + *r.ld_library_path + "'" : std::string("unset")) + source + "\n\n";
   out += libraries_text(r, style);
   for (const auto& p : r.plan.libraries)

@@ -57,13 +57,13 @@ Json doctor_json(const doctor::DoctorReport& r) {
   j.set("env", env_json(in.env));
   Json llp = Json::object();
   llp.set("base", path_value(in.base_ld_library_path));
-  llp.set("source", in.ld_library_path_source);
+  llp.set("source", doctor::to_string(in.ld_library_path_source));
   llp.set("hook_applied", in.hook_present);
   llp.set("assumed", path_value(in.config.ld_library_path));
-  if (r.not_activated_ld_library_path) llp.set("not_activated", path_value(*r.not_activated_ld_library_path));
+  if (r.not_activated) llp.set("not_activated", path_value(r.not_activated->ld_library_path));
   j.set("ld_library_path", llp);
   // "both": every root has a verdict per context; else the one context judged.
-  j.set("context", r.not_activated_ld_library_path ? "both" : doctor::to_string(in.context));
+  j.set("context", r.not_activated ? "both" : doctor::to_string(in.context));
   Json host = Json::object();
   host.set("kind", in.host_program ? "python" : "minimal");
   host.set("program", in.host_program ? Json(*in.host_program) : Json());
@@ -80,7 +80,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
   for (const auto& root : r.roots) {
     Json rj = Json::object();
     rj.set("file", root.file);
-    rj.set("kind", root.kind);
+    rj.set("kind", doctor::to_string(root.kind));
     if (!root.component.empty()) rj.set("component", root.component);
     rj.set("verdict", root.loads ? "loads" : "fails");
     rj.set("error", optional_string(root.first_error));
@@ -136,7 +136,7 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   std::string llp = in.config.ld_library_path ? "'" + *in.config.ld_library_path + "'" : "(unset)";
   const bool not_activated = in.context == doctor::LaunchContext::not_activated;
   out += style.bold("LD_LIBRARY_PATH") + " " + llp + "  " +
-         style.dim("(" + std::string(in.ld_library_path_source == "caller" ? "this shell's" : "given") +
+         style.dim("(" + std::string(in.ld_library_path_source == doctor::BasePathSource::this_shell ? "this shell's" : "given") +
                    (not_activated        ? ", the env not activated: no hook)"
                     : in.hook_present    ? ", with the env's condacuda hook applied)"
                                          : "; the env has no condacuda hook)")) +
@@ -153,7 +153,7 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   for (const auto& root : r.roots) fails_unactivated += root.not_activated && !root.not_activated->loads ? 1 : 0;
   const std::string where = not_activated ? "not activated" : "activated";
   out += "\n" + std::to_string(r.roots.size()) + " roots (CUDA libraries and their consumers), each opened like `import` does" +
-         (r.not_activated_ld_library_path || not_activated ? ", " + where : "") + ": " +
+         (r.not_activated || not_activated ? ", " + where : "") + ": " +
          (fails ? style.red(std::to_string(fails) + " fail") : style.green("all load")) + "\n";
   if (fails || verbose) {
     Table t({"ROOT", "VERDICT", "FIRST ERROR"});
@@ -161,8 +161,8 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
       if (!root.loads || verbose) t.add({root.file, root.loads ? "loads" : "fails", root.first_error});
     out += t.render(style, 2);
   }
-  if (r.not_activated_ld_library_path) {
-    const auto& value = *r.not_activated_ld_library_path;
+  if (r.not_activated) {
+    const auto& value = r.not_activated->ld_library_path;
     out += "not activated (Jupyter kernels, cron, srun, IDEs; LD_LIBRARY_PATH " + (value ? "'" + *value + "'" : "unset") +
            ", no hook): " +
            (fails_unactivated ? style.yellow(std::to_string(fails_unactivated) + " fail") : style.green("all load")) + "\n";

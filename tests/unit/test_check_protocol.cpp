@@ -268,7 +268,7 @@ TEST_CASE("verdict: library and step failures fail; all steps passing (some skip
   CHECK(r.reason.find("/env/lib/libcublas.so.13 did not load") == 0);
 
   r.probe = device_probe({});
-  r.python = {{"torch", "fail", "", "", "ImportError: x", "", "", ""}};
+  r.python = {{"torch", FrameworkStatus::fail, "", "", "ImportError: x", "", "", ""}};
   decide(r);
   CHECK(r.outcome == Outcome::fail);
   CHECK(r.reason == "python: torch: ImportError: x");
@@ -360,8 +360,11 @@ TEST_CASE("condacuda.check/1: schema, outcome, exit code, libraries with their p
 TEST_CASE("--python: the script's records, and doctor's finding for an ImportError") {
   auto results = parse_python_output(
       "noise\n{\"framework\": \"torch\", \"status\": \"fail\", \"error\": \"ImportError: /e/libcusparse.so.12: undefined "
-      "symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\"}\n{\"framework\": \"jax\", \"status\": \"absent\"}\n");
-  REQUIRE(results.size() == 2);
+      "symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12\"}\n{\"framework\": \"jax\", \"status\": \"absent\"}\n"
+      "{\"framework\": \"cupy\", \"status\": \"maybe\"}\n");
+  REQUIRE(results.size() == 2); // a status the script never writes is not a record
+  CHECK(results[0].status == FrameworkStatus::fail);
+  CHECK(results[1].status == FrameworkStatus::absent);
   doctor::Finding f;
   f.code = "undefined-symbol";
   f.severity = doctor::Severity::error;
@@ -380,7 +383,7 @@ TEST_CASE("--python: the script's records, and doctor's finding for an ImportErr
   f.symbols.clear();
   CHECK(explaining_finding(results[0].error, {other, f}) != nullptr);
   CHECK(explaining_finding("", {f}) == nullptr);
-  CHECK(python_probe_script().find("importlib") != std::string_view::npos);
+  CHECK(python_check_script().find("importlib") != std::string_view::npos);
 }
 
 TEST_CASE("verdict: a driver older than the env's CUDA major fails with the driver rule") {

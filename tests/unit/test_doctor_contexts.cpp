@@ -17,7 +17,7 @@ namespace {
 doctor::RootResult root(const std::string& file, bool loads, const std::string& error = "") {
   doctor::RootResult r;
   r.file = file;
-  r.kind = "library";
+  r.kind = doctor::RootKind::library;
   r.loads = loads;
   r.first_error = error;
   return r;
@@ -67,7 +67,8 @@ TEST_CASE("add_not_activated: the warning lists only the roots that load activat
     CHECK(activated.roots[i].not_activated->loads == not_activated.roots[i].loads);
     CHECK(activated.roots[i].not_activated->first_error == not_activated.roots[i].first_error);
   }
-  CHECK(activated.not_activated_ld_library_path == std::optional<std::optional<std::string>>(std::string("/opt/cuda-12.0/lib64")));
+  REQUIRE(activated.not_activated);
+  CHECK(activated.not_activated->ld_library_path == std::string("/opt/cuda-12.0/lib64"));
 }
 
 TEST_CASE("add_not_activated: no warning when every failure not activated fails activated too") {

@@ -168,7 +168,7 @@ DoctorReport one_library(const std::string& file, const std::string& component, 
   r.inputs.inventory.libraries.push_back(lib);
   RootResult root;
   root.file = file;
-  root.kind = "library";
+  root.kind = doctor::RootKind::library;
   root.component = component;
   loader::ObjectSummary o;
   o.name = "/env/" + file;

@@ -23,7 +23,7 @@ CheckReport no_gpu_report() {
   r.env = env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, "--prefix"};
   r.ld_library_path = "/envs/demo/lib";
   r.hook_applied = true;
-  r.ld_library_path_source = "hook";
+  r.ld_library_path_source = launch::ActivatedSource::hook;
   r.timeout_s = 60;
   PlannedLibrary driver;
   driver.request = {Component::driver, "libcuda.so.1"};
@@ -110,7 +110,7 @@ TEST_CASE("condacuda.check/1: with --python, one record per framework; an unset 
   auto r = no_gpu_report();
   r.ld_library_path.reset();
   r.python_requested = true;
-  r.python = {{"torch", "fail", "2.5.0", "", "ImportError: libcusparse.so.12", "undefined-symbol", "", "condacuda repair"}};
+  r.python = {{"torch", check::FrameworkStatus::fail, "2.5.0", "", "ImportError: libcusparse.so.12", "undefined-symbol", "", "condacuda repair"}};
   auto j = report::check_json(r, 1);
   CHECK(member(member(j, "ld_library_path"), "value").is_null());
   const auto& python = member(j, "python");

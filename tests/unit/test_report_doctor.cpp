@@ -41,17 +41,17 @@ doctor::DoctorReport sample() {
   doctor::DoctorReport r;
   r.inputs.env = env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, "--prefix"};
   r.inputs.base_ld_library_path = "/opt/cuda-12.0/lib64";
-  r.inputs.ld_library_path_source = "--ld-library-path";
+  r.inputs.ld_library_path_source = doctor::BasePathSource::given;
   r.inputs.config.ld_library_path = "/opt/cuda-12.0/lib64";
   r.inputs.config.glibc_minor = 39;
   r.inputs.config.cwd = "/home/u";
   doctor::RootResult loads;
   loads.file = nvjitlink;
-  loads.kind = "library";
+  loads.kind = doctor::RootKind::library;
   loads.component = "nvjitlink";
   doctor::RootResult fails;
   fails.file = cusparse;
-  fails.kind = "consumer"; // a consumer has no component: the key is left out
+  fails.kind = doctor::RootKind::consumer; // a consumer has no component: the key is left out
   fails.loads = false;
   fails.first_error = shadow_finding().first_error;
   loader::LoadError e;

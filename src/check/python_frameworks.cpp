@@ -1,4 +1,4 @@
-#include "check/python_probe.hpp"
+#include "check/python_frameworks.hpp"
 
 #include "util/json.hpp"
 #include "util/strings.hpp"
@@ -69,16 +69,34 @@ for name, run in (("torch", run_torch), ("jax", run_jax), ("cupy", run_cupy)):
 )PY";
 } // namespace
 
-std::string_view python_probe_script() { return script; }
+std::string_view python_check_script() { return script; }
+
+const char* to_string(FrameworkStatus status) {
+  switch (status) {
+  case FrameworkStatus::pass: return "pass";
+  case FrameworkStatus::fail: return "fail";
+  case FrameworkStatus::no_gpu: return "no-gpu";
+  case FrameworkStatus::absent: return "absent";
+  }
+  return "fail";
+}
+
+std::optional<FrameworkStatus> parse_framework_status(std::string_view word) {
+  for (FrameworkStatus s : {FrameworkStatus::pass, FrameworkStatus::fail, FrameworkStatus::no_gpu, FrameworkStatus::absent})
+    if (word == to_string(s)) return s;
+  return std::nullopt;
+}
 
 std::vector<PythonResult> parse_python_output(std::string_view text) {
   std::vector<PythonResult> out;
   for (const auto& line : util::split(text, "\n")) {
     auto j = util::parse_json(util::trim(line));
     if (!j || !j->is_object() || j->string_at("framework").empty()) continue;
+    auto status = parse_framework_status(j->string_at("status"));
+    if (!status) continue;
     PythonResult r;
     r.framework = j->string_at("framework");
-    r.status = j->string_at("status");
+    r.status = *status;
     r.version = j->string_at("version");
     r.detail = j->string_at("detail");
     r.error = j->string_at("error");
