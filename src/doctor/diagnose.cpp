@@ -136,7 +136,7 @@ private:
   // With several copies of `soname` in the env (conda's lib/ beside a
   // wheel), the first one that defines every versioned symbol `requester`
   // needs from it, else the first copy. (repair chooses one copy for every
-  // requester, repair/plan.cpp; for the one requester named here it has all
+  // requester, repair/copies.cpp; for the one requester named here it has all
   // this one needs too.)
   const inventory::Library* env_library_for(const std::string& soname, const std::string& requester) const {
     const auto& from = files_.open_verify(requester);

@@ -168,7 +168,7 @@ RuleOutcome symbol_rule(const AlignmentInputs& in) {
   std::size_t references = 0;
   // With several copies of a soname in the env (conda's lib/ and a wheel), a
   // copy that lacks what the consumer needs is no failure while another copy
-  // has it all: repair chooses that one (repair/plan.cpp provider_for).
+  // has it all: repair chooses that one (repair/copies.cpp provider_for).
   auto satisfied_elsewhere = [&](const Edge& e) {
     return std::any_of(edges.begin(), edges.end(), [&](const Edge& other) {
       return other.consumer == e.consumer && other.version == e.version && other.provider != e.provider &&

@@ -66,7 +66,7 @@ MUTANTS = [
     # ---- repair: planning, change sets, hooks' restore
     dict(id="order-folders-reversed",
          rule="the folder of the chosen copy of a soname goes before a folder with another copy (c)",
-         file="src/repair/plan.cpp",
+         file="src/repair/copies.cpp",
          find="        if (lib.soname == soname && lib.folder != folder && chosen.count(lib.folder) && after[folder].insert(lib.folder).second)\n"
               "          ++blockers[lib.folder];",
          replace="        if (lib.soname == soname && lib.folder != folder && chosen.count(lib.folder) && after[lib.folder].insert(folder).second)\n"
@@ -191,7 +191,7 @@ MUTANTS = [
          tests=r"e2e\.repair_pin$"),
     dict(id="first-copy-of-soname",
          rule="with several copies of a soname, repair chooses one that defines what the requester needs",
-         file="src/repair/plan.cpp",
+         file="src/repair/copies.cpp",
          find="    if (satisfies(files, prefix, requester, *lib, soname)) return lib;",
          replace="    if (false && satisfies(files, prefix, requester, *lib, soname)) return lib;",
          tests=r"unit\.test_repair_plan|e2e\.repair_mixed_copies"),
@@ -259,7 +259,7 @@ MUTANTS = [
          tests=r"e2e\.repair_stale"),
     dict(id="limit-of-other-launch-excuses",
          rule="verification excuses an import-order error only by a limit recorded for the same launch, activated or not (f)",
-         file="src/repair/plan.cpp",
+         file="src/repair/order_limits.cpp",
          find="    if (l.activated != activated || l.soname != f.library) continue;",
          replace="    if (l.soname != f.library) continue;",
          tests=r"unit\.test_repair_plan"),
