@@ -410,51 +410,93 @@ std::vector<std::vector<std::size_t>> root_classes(const DoctorReport& report, l
   return out;
 }
 
-std::vector<Finding> import_order_findings(const DoctorReport& report, loader::Simulator& sim,
-                                           const loader::Process& host, loader::FileSystemView& files,
-                                           const OrderPass& pass) {
-  const DoctorInputs& in = report.inputs;
-  const std::vector<OrderRoot> roots = order_roots(report, files, pass.grouped);
-  std::size_t class_count = 0;
-  for (const auto& r : roots) class_count = std::max(class_count, r.cls + 1);
-  std::vector<std::vector<std::size_t>> members(class_count); // class -> indices into roots
-  for (std::size_t i = 0; i < roots.size(); ++i) members[roots[i].cls].push_back(i);
-  auto path_of = [&](std::size_t root) { return in.env.prefix + "/" + report.roots[root].file; };
-  std::vector<std::string> rel; // each root as a step names it
-  for (const auto& r : roots) rel.push_back(relative(path_of(r.root), in.env.prefix));
+namespace {
+// One pass over the pairs of roots that may conflict: each pair of classes
+// simulated once on representatives (memoised), each failing order merged
+// into one finding per (soname, loaded copy, own copy), the pairs past the
+// cap counted. The tables are the pass's memory between the orders it tries.
+class PairPass {
+public:
+  PairPass(const DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files,
+           const OrderPass& pass)
+      : report_(report), in_(report.inputs), sim_(sim), host_(host), files_(files), pass_(pass),
+        roots_(order_roots(report, files, pass.grouped)) {
+    for (const auto& r : roots_) class_count_ = std::max(class_count_, r.cls + 1);
+    members_.resize(class_count_);
+    for (std::size_t i = 0; i < roots_.size(); ++i) members_[roots_[i].cls].push_back(i);
+    for (const auto& r : roots_) rel_.push_back(relative(path_of(r.root), in_.env.prefix));
+    for (const auto& r : roots_) library_.push_back(report.roots[r.root].kind == RootKind::library);
+  }
 
-  // Each class pair simulated once, on representatives: the first member of
-  // each (of a class with itself, its first two). Each representative first
-  // root loaded once (the process after it is copied for every second root).
+  // The pairs to try: closures sharing a soname resolved to different files
+  // (decided per pair of classes, but for the roots' own names). Consumers
+  // (what scripts import) first, so that a finding's title names the pair a
+  // user meets; libraries opened by path come after.
+  std::vector<Finding> run() {
+    for (int libraries = 0; libraries <= 2; ++libraries)
+      for (std::size_t x = 0; x < roots_.size(); ++x)
+        for (std::size_t y = x + 1; y < roots_.size(); ++y) {
+          if (library_[x] + library_[y] != libraries || !conflict(x, y)) continue;
+          try_order(x, y);
+          try_order(y, x);
+        }
+    std::vector<Finding> out;
+    for (const auto& key : order_) out.push_back(std::move(by_copies_[key].finding));
+    if (skipped_pairs_ > 0)
+      out.push_back(skipped_finding(report_, pass_.max_orders, skipped_pairs_, skipped_roots_, class_count_));
+    return out;
+  }
+
+private:
   enum class Outcome { simulated, first_fails, skipped };
+  using CopiesKey = std::tuple<std::string, std::string, std::string>; // soname, loaded copy, own copy
+
+  // A pair of classes simulated on its representatives: the first member of
+  // each (of a class with itself, its first two).
   struct Simulated {
     Outcome outcome = Outcome::skipped;
-    std::size_t first = 0, second = 0; // the representatives (indices into roots)
+    std::size_t first = 0, second = 0; // the representatives (indices into roots_)
     SequenceStep step;
     // When the second fails only after the first: the finding's key and what
     // every member pair shares (normalized paths; a first opened by path is a
     // class of its own), so that a known finding only lists the members.
-    std::optional<std::tuple<std::string, std::string, std::string>> key;
-    bool by_path = false;      // the copy loaded first is the first root itself
+    std::optional<CopiesKey> key;
+    bool by_path = false;         // the copy loaded first is the first root itself
     bool loaded_by_first = false; // that copy was loaded by the first root (else the host)
   };
-  std::map<std::size_t, Sequence> after;
-  std::map<std::pair<std::size_t, std::size_t>, Simulated> by_classes;
-  std::size_t simulated = 0, skipped_pairs = 0;
-  std::set<std::size_t> skipped_roots;
-  auto simulate = [&](std::size_t ca, std::size_t cb) -> const Simulated& {
-    auto [it, fresh] = by_classes.try_emplace({ca, cb});
+
+  // The step of one root after another, with the members' names.
+  struct Second {
+    Outcome outcome = Outcome::skipped;
+    SequenceStep step;
+  };
+
+  // A finding and the roots it lists, in the order found.
+  struct Merged {
+    Finding finding;
+    std::set<std::string> listed;
+    void list(const std::string& root) {
+      if (listed.insert(root).second) finding.affects.push_back(root);
+    }
+  };
+
+  std::string path_of(std::size_t root) const { return in_.env.prefix + "/" + report_.roots[root].file; }
+
+  // Each representative first root is loaded once (the process after it is
+  // copied for every second root).
+  const Simulated& simulate(std::size_t ca, std::size_t cb) {
+    auto [it, fresh] = by_classes_.try_emplace({ca, cb});
     Simulated& s = it->second;
     if (!fresh) return s;
-    s.first = members[ca][0];
-    s.second = ca == cb ? members[cb][1] : members[cb][0];
-    if (simulated >= pass.max_orders) return s; // skipped
-    ++simulated;
-    const std::size_t a = roots[s.first].root, b = roots[s.second].root;
-    auto [first, started] = after.try_emplace(a);
+    s.first = members_[ca][0];
+    s.second = ca == cb ? members_[cb][1] : members_[cb][0];
+    if (simulated_ >= pass_.max_orders) return s; // skipped
+    ++simulated_;
+    const std::size_t a = roots_[s.first].root, b = roots_[s.second].root;
+    auto [first, started] = after_.try_emplace(a);
     if (started) {
-      first->second = start(host);
-      next_step(sim, host, first->second, {path_of(a), loader::Visibility::local}, in.env.prefix, files, nullptr);
+      first->second = start(host_);
+      next_step(sim_, host_, first->second, {path_of(a), loader::Visibility::local}, in_.env.prefix, files_, nullptr);
     }
     if (!first->second.ok) {
       s.outcome = Outcome::first_fails;
@@ -463,27 +505,24 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
     Sequence seq = first->second;
     // A root's own report is its load alone, but for an extension without the
     // env's python as host (doctor excused its C-API symbols there).
-    const loader::LoadReport* alone = in.host_program ? &report.roots[b].report : nullptr;
-    s.step = next_step(sim, host, seq, {path_of(b), loader::Visibility::local}, in.env.prefix, files, alone);
+    const loader::LoadReport* alone = in_.host_program ? &report_.roots[b].report : nullptr;
+    s.step = next_step(sim_, host_, seq, {path_of(b), loader::Visibility::local}, in_.env.prefix, files_, alone);
     s.outcome = Outcome::simulated;
     if (s.step.loads || !s.step.loads_alone || s.step.soname.empty()) return s;
     s.key = std::make_tuple(s.step.soname, normal(s.step.loaded_copy), normal(s.step.own_copy));
-    s.by_path = relative(s.step.loaded_copy, in.env.prefix) == report.roots[a].file;
-    s.loaded_by_first = s.step.loaded_by == rel[s.first];
+    s.by_path = relative(s.step.loaded_copy, in_.env.prefix) == report_.roots[a].file;
+    s.loaded_by_first = s.step.loaded_by == rel_[s.first];
     return s;
-  };
-  // The step of root y after root x (indices into roots): the representatives'
+  }
+
+  // The step of root y after root x (indices into roots_): the representatives'
   // step with the members' names (no step when the first fails or the pair was skipped).
-  struct Second {
-    Outcome outcome = Outcome::skipped;
-    SequenceStep step;
-  };
-  auto second_after = [&](std::size_t x, std::size_t y) -> Second {
-    const Simulated& s = simulate(roots[x].cls, roots[y].cls);
+  Second second_after(std::size_t x, std::size_t y) {
+    const Simulated& s = simulate(roots_[x].cls, roots_[y].cls);
     if (s.outcome != Outcome::simulated) return {s.outcome, {}};
     if (s.step.loads) return {Outcome::simulated, {}}; // a step loads by default: nothing to name
     SequenceStep step = s.step;
-    const std::size_t ra = roots[s.first].root, rb = roots[s.second].root, a = roots[x].root, b = roots[y].root;
+    const std::size_t ra = roots_[s.first].root, rb = roots_[s.second].root, a = roots_[x].root, b = roots_[y].root;
     if (ra == a && rb == b) return {Outcome::simulated, std::move(step)};
     // Each object as the member's load names it: those the first loaded by
     // the first's paths, the rest by the second's (same names, same files).
@@ -496,44 +535,35 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
         paths.emplace_back(copy.path, mine->second.path);
       }
     };
-    add_paths(roots[s.first], roots[x], nullptr);
-    add_paths(roots[s.second], roots[y], &roots[s.first].closure);
+    add_paths(roots_[s.first], roots_[x], nullptr);
+    add_paths(roots_[s.second], roots_[y], &roots_[s.first].closure);
     auto named = [&](const std::string& path) {
       for (const auto& [from, to] : paths)
         if (path == from) return to;
       return path;
     };
-    step.file = rel[y];
-    if (step.loaded_by == rel[s.first]) step.loaded_by = rel[x];
+    step.file = rel_[y];
+    if (step.loaded_by == rel_[s.first]) step.loaded_by = rel_[x];
     step.loaded_copy = named(step.loaded_copy);
     step.own_copy = named(step.own_copy);
     step.first_error = with_paths(step.first_error, paths);
     return {Outcome::simulated, std::move(step)};
-  };
+  }
 
-  // (soname, loaded copy, own copy) -> the finding and the roots it lists; in the order found.
-  struct Merged {
-    Finding finding;
-    std::set<std::string> listed;
-    void list(const std::string& root) {
-      if (listed.insert(root).second) finding.affects.push_back(root);
-    }
-  };
-  std::map<std::tuple<std::string, std::string, std::string>, Merged> by_copies;
-  std::vector<std::tuple<std::string, std::string, std::string>> order;
   // The first root is the copy the second got: only an open by path meets that.
-  auto opened_by_path = [&](std::size_t a, const SequenceStep& second) {
-    return relative(second.loaded_copy, in.env.prefix) == report.roots[a].file;
-  };
+  bool opened_by_path(std::size_t a, const SequenceStep& second) const {
+    return relative(second.loaded_copy, in_.env.prefix) == report_.roots[a].file;
+  }
+
   // The finding for the failing order x then y, with whether the other order works.
-  auto finding_for = [&](std::size_t x, std::size_t y, const SequenceStep& second) {
-    const std::size_t a = roots[x].root;
-    Finding f = sequence_finding(second, in, files);
+  Finding finding_for(std::size_t x, std::size_t y, const SequenceStep& second) {
+    const std::size_t a = roots_[x].root;
+    Finding f = sequence_finding(second, in_, files_);
     if (opened_by_path(a, second)) {
       // The first root is the other copy itself: only a process that opens
       // that file by its path (not by soname) before the second meets this.
       f.severity = Severity::warning;
-      f.evidence.push_back("only a process that opens " + report.roots[a].file +
+      f.evidence.push_back("only a process that opens " + report_.roots[a].file +
                            " by its path first meets this; by soname the loader takes the copy its search finds first");
     }
     const Second reverse = second_after(y, x);
@@ -544,22 +574,23 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
                              ? "the other order (" + second.file + " then " + second.loaded_by + ") works"
                              : "the other order fails too: " + reverse.step.first_error);
     return f;
-  };
-  auto try_order = [&](std::size_t x, std::size_t y) {
-    const Simulated& s = simulate(roots[x].cls, roots[y].cls);
+  }
+
+  void try_order(std::size_t x, std::size_t y) {
+    const Simulated& s = simulate(roots_[x].cls, roots_[y].cls);
     if (s.outcome == Outcome::skipped) {
-      ++skipped_pairs;
-      skipped_roots.insert(roots[x].root);
-      skipped_roots.insert(roots[y].root);
+      ++skipped_pairs_;
+      skipped_roots_.insert(roots_[x].root);
+      skipped_roots_.insert(roots_[y].root);
       return;
     }
     if (s.outcome != Outcome::simulated || !s.key) return;
-    auto [it, added] = by_copies.try_emplace(*s.key);
+    auto [it, added] = by_copies_.try_emplace(*s.key);
     Merged& m = it->second;
     if (added || (m.finding.severity == Severity::warning && !s.by_path)) {
       const SequenceStep second = second_after(x, y).step; // with the members' names
       if (added) {
-        order.push_back(*s.key);
+        order_.push_back(*s.key);
         m.finding = finding_for(x, y, second);
         for (const auto& root : m.finding.affects) m.listed.insert(root);
         return;
@@ -570,34 +601,43 @@ std::vector<Finding> import_order_findings(const DoctorReport& report, loader::S
       m.listed = std::set<std::string>(m.finding.affects.begin(), m.finding.affects.end());
       for (const auto& root : listed) m.list(root);
     }
-    m.list(s.loaded_by_first ? rel[x] : s.step.loaded_by);
-    m.list(rel[y]);
-  };
-  // The pairs to try: closures sharing a soname resolved to different files
-  // (decided per pair of classes, but for the roots' own names). Consumers
-  // (what scripts import) first, so that a finding's title names the pair a
-  // user meets; libraries opened by path come after.
-  std::map<std::pair<std::size_t, std::size_t>, bool> conflicts; // by classes
-  auto conflict = [&](std::size_t x, std::size_t y) {
-    if (roots[x].name == roots[y].name && !roots[x].self.same_file(roots[y].self)) return true;
-    auto [known, fresh] = conflicts.try_emplace({roots[x].cls, roots[y].cls});
-    if (fresh) known->second = closures_conflict(roots[members[roots[x].cls][0]], roots[members[roots[y].cls][0]]);
+    m.list(s.loaded_by_first ? rel_[x] : s.step.loaded_by);
+    m.list(rel_[y]);
+  }
+
+  bool conflict(std::size_t x, std::size_t y) {
+    if (roots_[x].name == roots_[y].name && !roots_[x].self.same_file(roots_[y].self)) return true;
+    auto [known, fresh] = conflicts_.try_emplace({roots_[x].cls, roots_[y].cls});
+    if (fresh) known->second = closures_conflict(roots_[members_[roots_[x].cls][0]], roots_[members_[roots_[y].cls][0]]);
     return known->second;
-  };
-  std::vector<int> library(roots.size());
-  for (std::size_t i = 0; i < roots.size(); ++i) library[i] = report.roots[roots[i].root].kind == RootKind::library;
-  auto libraries_in = [&](std::size_t x, std::size_t y) { return library[x] + library[y]; };
-  for (int libraries = 0; libraries <= 2; ++libraries)
-    for (std::size_t x = 0; x < roots.size(); ++x)
-      for (std::size_t y = x + 1; y < roots.size(); ++y) {
-        if (libraries_in(x, y) != libraries || !conflict(x, y)) continue;
-        try_order(x, y);
-        try_order(y, x);
-      }
-  std::vector<Finding> out;
-  for (const auto& key : order) out.push_back(std::move(by_copies[key].finding));
-  if (skipped_pairs > 0) out.push_back(skipped_finding(report, pass.max_orders, skipped_pairs, skipped_roots, class_count));
-  return out;
+  }
+
+  const DoctorReport& report_;
+  const DoctorInputs& in_;
+  loader::Simulator& sim_;
+  const loader::Process& host_;
+  loader::FileSystemView& files_;
+  const OrderPass& pass_;
+  const std::vector<OrderRoot> roots_;
+  std::size_t class_count_ = 0;
+  std::vector<std::vector<std::size_t>> members_; // class -> indices into roots_
+  std::vector<std::string> rel_;                  // each root as a step names it
+  std::vector<int> library_;                      // 1 for a library root, 0 for a consumer
+  // The memo tables: the process after each first root, each pair of classes, each pair's conflict.
+  std::map<std::size_t, Sequence> after_;
+  std::map<std::pair<std::size_t, std::size_t>, Simulated> by_classes_;
+  std::map<std::pair<std::size_t, std::size_t>, bool> conflicts_;
+  std::size_t simulated_ = 0, skipped_pairs_ = 0;
+  std::set<std::size_t> skipped_roots_;
+  std::map<CopiesKey, Merged> by_copies_;
+  std::vector<CopiesKey> order_; // the findings' keys, in the order found
+};
+} // namespace
+
+std::vector<Finding> import_order_findings(const DoctorReport& report, loader::Simulator& sim,
+                                           const loader::Process& host, loader::FileSystemView& files,
+                                           const OrderPass& pass) {
+  return PairPass(report, sim, host, files, pass).run();
 }
 
 } // namespace condacuda::doctor
