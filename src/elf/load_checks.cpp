@@ -23,11 +23,6 @@ constexpr std::uint32_t pf_x = LoadImage::pf_x, pf_w = LoadImage::pf_w;
 constexpr unsigned allowed_stt = (1u << stt_notype) | (1u << stt_object) | (1u << stt_func) | (1u << stt_common) |
                                  (1u << stt_tls) | (1u << stt_gnu_ifunc);
 bool lookup_takes(std::uint8_t type) { return type < 16 && ((1u << type) & allowed_stt) != 0; }
-constexpr std::uint32_t pt_phdr = 6, pt_gnu_relro = 0x6474e552;
-constexpr std::int64_t dt_pltgot = 3, dt_init = 12, dt_fini = 13, dt_textrel = 22, dt_init_array = 25,
-                       dt_fini_array = 26, dt_init_arraysz = 27, dt_fini_arraysz = 28, dt_relrsz = 35,
-                       dt_relrent = 37, dt_relacount = 0x6ffffff9;
-constexpr std::uint64_t df_textrel = 0x4;
 // A mapping past the user address space of x86-64 (47 bits) cannot be made.
 constexpr std::uint64_t max_mapping = 1ull << 47;
 // The largest mapping without MAP_FIXED (the reservation _dl_map_segments
