@@ -7,6 +7,7 @@
 
 #include "check/cuda_names.hpp"
 #include "util/strings.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::check {
 
@@ -204,7 +205,7 @@ std::string where_it_stopped(const CheckReport& r) {
 std::string failed_libraries(const ProbeResult& probe) {
   std::vector<std::string> names;
   for (const auto& l : probe.libraries)
-    if (!l.loaded && l.component != Component::driver) names.push_back(l.open.substr(l.open.rfind('/') + 1));
+    if (!l.loaded && l.component != Component::driver) names.push_back(util::base_name(l.open));
   return util::join(names, ", ");
 }
 

@@ -9,6 +9,7 @@
 #include "util/embedded.hpp"
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::doctor {
 
@@ -310,7 +311,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
         if (added) {
           order.push_back(key);
           Finding& x = f->second;
-          x.library = rel.substr(rel.rfind('/') + 1);
+          x.library = util::base_name(rel);
           x.expected = rel;
           if (c.kind == CoverageKind::none && !c.needs_ptx_isa.empty() && driver) {
             x.code = code::driver_too_old;

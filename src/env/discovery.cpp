@@ -7,6 +7,7 @@
 
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::env {
 
@@ -21,23 +22,10 @@ bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-std::string join_path(std::string_view dir, std::string_view name) {
-  std::string out(dir);
-  if (out.empty() || out.back() != '/') out += '/';
-  out += name;
-  return out;
-}
-
 // Lexical parent of a normalised absolute path; "/" is its own parent.
 std::string parent_path(const std::string& path) {
-  auto pos = path.rfind('/');
-  if (pos == std::string::npos || pos == 0) return "/";
-  return path.substr(0, pos);
-}
-
-std::string base_name(const std::string& path) {
-  auto pos = path.rfind('/');
-  return pos == std::string::npos ? path : path.substr(pos + 1);
+  std::string dir = util::dir_name(path);
+  return dir.empty() ? "/" : dir;
 }
 
 bool is_root(const std::string& prefix, const std::vector<RootPrefix>& roots) {
@@ -126,7 +114,7 @@ std::string expand_vars(std::string_view s, const VarMap& vars) {
 
 std::string absolute_path(std::string_view path, std::string_view cwd) {
   std::string full = (!path.empty() && path.front() == '/') ? std::string(path)
-                                                             : join_path(cwd, path);
+                                                             : util::join_path(cwd, path);
   std::vector<std::string> parts;
   for (auto& part : util::split(full, "/")) {
     if (part.empty() || part == ".") continue;
@@ -243,7 +231,7 @@ std::vector<RootPrefix> root_prefixes(const VarMap& vars, std::string_view cwd) 
   // shell hook (context.conda_exe_vars_dict). Anything else names no root.
   if (auto exe = var_or_empty(vars, "CONDA_EXE"); !exe.empty()) {
     std::string dir = parent_path(absolute_path(exe, cwd));
-    std::string leaf = base_name(dir);
+    std::string leaf = util::base_name(dir);
     if (leaf == "bin" || leaf == "condabin") add(parent_path(dir), RootOrigin::conda_exe);
   }
   add(var_or_empty(vars, "MAMBA_ROOT_PREFIX"), RootOrigin::mamba_root_prefix);
@@ -277,10 +265,10 @@ void fixed_dirs(const DiscoveryInputs& in, std::vector<EnvsDir>& raw) {
     return r.origin != RootOrigin::mamba_root_prefix && in.read_only_roots.count(r.path) != 0;
   };
   for (const auto& r : roots)
-    if (!late(r)) raw.push_back(EnvsDir{join_path(r.path, "envs"), "root"});
-  if (!in.home.empty()) raw.push_back(EnvsDir{join_path(in.home, ".conda/envs"), "home"});
+    if (!late(r)) raw.push_back(EnvsDir{util::join_path(r.path, "envs"), "root"});
+  if (!in.home.empty()) raw.push_back(EnvsDir{util::join_path(in.home, ".conda/envs"), "home"});
   for (const auto& r : roots)
-    if (late(r)) raw.push_back(EnvsDir{join_path(r.path, "envs"), "root"});
+    if (late(r)) raw.push_back(EnvsDir{util::join_path(r.path, "envs"), "root"});
 }
 
 } // namespace
@@ -327,7 +315,7 @@ std::optional<EnvKind> classify(const PrefixMarkers& markers, std::string_view p
     if (util::contains(p + "/", "/.pixi/envs/")) return EnvKind::pixi;
     for (const auto& r : roots) {
       if (r.origin != RootOrigin::mamba_root_prefix) continue;
-      if (p == r.path || parent_path(p) == join_path(r.path, "envs")) return EnvKind::micromamba;
+      if (p == r.path || parent_path(p) == util::join_path(r.path, "envs")) return EnvKind::micromamba;
     }
     return EnvKind::conda;
   }
@@ -358,7 +346,7 @@ Result<EnvRecord> record_for(const std::string& prefix, std::string source,
   if (!kind)
     return bad_input("not an environment: no conda-meta/history or pyvenv.cfg (from " + source +
                          ")", prefix);
-  std::string name = is_root(prefix, roots) ? "base" : base_name(prefix);
+  std::string name = is_root(prefix, roots) ? "base" : util::base_name(prefix);
   return EnvRecord{std::move(name), prefix, *kind, std::move(source)};
 }
 
@@ -367,7 +355,7 @@ Result<EnvRecord> record_for(const std::string& prefix, std::string source,
 std::string nearest_pixi_envs(const std::string& cwd, const PrefixInspector& inspector) {
   std::string dir = absolute_path(cwd, "/");
   for (;;) {
-    std::string candidate = join_path(dir, ".pixi/envs");
+    std::string candidate = util::join_path(dir, ".pixi/envs");
     if (inspector.is_directory(candidate)) return candidate;
     if (dir == "/") return {};
     dir = parent_path(dir);
@@ -391,14 +379,14 @@ Result<EnvRecord> select_by_name(const std::string& name, const DiscoveryInputs&
   std::vector<std::string> searched;
   for (const auto& d : dirs.dirs) {
     searched.push_back(d.path);
-    std::string prefix = join_path(d.path, name);
+    std::string prefix = util::join_path(d.path, name);
     if (inspector.is_directory(prefix)) return record_for(prefix, "--name", roots, inspector);
   }
   // Then the envs of the pixi workspace around cwd, the names `list` shows
   // for them ("default" is .pixi/envs/default).
   if (auto pixi = nearest_pixi_envs(inputs.cwd, inspector); !pixi.empty()) {
     searched.push_back(pixi);
-    std::string prefix = join_path(pixi, name);
+    std::string prefix = util::join_path(pixi, name);
     if (inspector.is_directory(prefix)) return record_for(prefix, "--name", roots, inspector);
   }
   return bad_input("no environment named '" + name + "' in the envs dirs (" +
@@ -422,7 +410,7 @@ Result<EnvRecord> select_env(const Selection& selection, const DiscoveryInputs& 
   // Inside a pixi workspace with nothing active: its default env, as
   // `pixi run` picks it.
   if (auto pixi = nearest_pixi_envs(inputs.cwd, inspector); !pixi.empty()) {
-    std::string prefix = join_path(pixi, "default");
+    std::string prefix = util::join_path(pixi, "default");
     if (inspector.is_directory(prefix)) return record_for(prefix, "pixi", roots, inspector);
   }
   return bad_input("no environment selected: use -n NAME or -p PATH, or activate one");
@@ -442,7 +430,7 @@ struct Collector {
     if (!inspector.is_directory(prefix)) return;
     auto kind = classify(inspector.markers(prefix), prefix, roots);
     if (!kind) return;
-    out.push_back(EnvRecord{is_root(prefix, roots) ? "base" : base_name(prefix), prefix, *kind,
+    out.push_back(EnvRecord{is_root(prefix, roots) ? "base" : util::base_name(prefix), prefix, *kind,
                             source});
   }
 };
@@ -456,12 +444,12 @@ std::vector<EnvRecord> list_envs(const DiscoveryInputs& inputs, const EnvsDirs& 
   for (const auto& r : roots) c.add(r.path, "root");
   for (const auto& d : dirs.dirs)
     for (const auto& entry : inspector.list_directory(d.path))
-      c.add(join_path(d.path, entry), "envs_dirs:" + d.path);
+      c.add(util::join_path(d.path, entry), "envs_dirs:" + d.path);
   if (inputs.environments_txt)
     for (const auto& line : parse_environments_txt(*inputs.environments_txt))
       c.add(absolute_path(line, inputs.cwd), "environments.txt");
   if (auto pixi = nearest_pixi_envs(inputs.cwd, inspector); !pixi.empty())
-    for (const auto& entry : inspector.list_directory(pixi)) c.add(join_path(pixi, entry), "pixi");
+    for (const auto& entry : inspector.list_directory(pixi)) c.add(util::join_path(pixi, entry), "pixi");
   for (const char* var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
     if (auto value = var_or_empty(inputs.vars, var); !value.empty())
       c.add(absolute_path(value, inputs.cwd), var);

@@ -7,6 +7,7 @@
 
 #include "inventory/components.hpp"
 #include "util/strings.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::inventory {
 
@@ -17,16 +18,6 @@ struct Owner {
   std::optional<int> pinned_major; // conda: from a cuda-version dependency
 };
 
-std::string parent_dir(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
-std::string base_name(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // Which package owns each file: pip RECORDs (relative to site-packages) and
 // conda-meta `files` (relative to the prefix), keyed by prefix-relative path.
 std::map<std::string, Owner> ownership(const EnvSnapshot& s) {
@@ -34,8 +25,7 @@ std::map<std::string, Owner> ownership(const EnvSnapshot& s) {
   for (const auto& pkg : s.conda_packages) {
     Owner o{"conda", pkg.name, pkg.version, pkg.build, std::nullopt, conda_cuda_version_pin(pkg.depends)};
     for (const auto& f : pkg.files) {
-      auto slash = f.rfind('/');
-      if (looks_like_shared_library(slash == std::string::npos ? f : f.substr(slash + 1))) owners.emplace(f, o);
+      if (looks_like_shared_library(util::base_name(f))) owners.emplace(f, o);
     }
   }
   for (const auto& dist : s.distributions) {
@@ -43,8 +33,7 @@ std::map<std::string, Owner> ownership(const EnvSnapshot& s) {
     Owner o{"pip", normalized, dist.version, "", wheel_cuda_suffix(normalized), std::nullopt};
     for (const auto& f : dist.files) {
       // Only shared objects are looked up; skip headers and Python files early.
-      auto slash = f.path.rfind('/');
-      if (!looks_like_shared_library(slash == std::string::npos ? f.path : f.path.substr(slash + 1))) continue;
+      if (!looks_like_shared_library(util::base_name(f.path))) continue;
       auto rel = std::filesystem::path(dist.site_packages + "/" + f.path).lexically_normal().generic_string();
       owners[rel] = o; // pip's record wins over a conda record for the same path
     }
@@ -123,17 +112,17 @@ Inventory build_inventory(const EnvSnapshot& s) {
     // the env stands for a library of its own.
     if (f.symlink && !f.resolved.empty()) continue;
     if (!f.elf || !f.elf->has_dynamic()) {
-      if (auto kind = classify_library(base_name(f.path)); kind && !f.symlink)
+      if (auto kind = classify_library(util::base_name(f.path)); kind && !f.symlink)
         inv.unusable.push_back({f.path, std::string(kind->id)});
       continue;
     }
     std::vector<std::string> needed;
     for (auto n : f.elf->dynamic().needed) needed.emplace_back(n);
-    std::string soname = f.elf->dynamic().soname ? std::string(*f.elf->dynamic().soname) : base_name(f.path);
+    std::string soname = f.elf->dynamic().soname ? std::string(*f.elf->dynamic().soname) : util::base_name(f.path);
     auto it = owners.find(f.path);
     const Owner* owner = it == owners.end() ? nullptr : &it->second;
     auto kind = classify_library(soname);
-    if (!kind) kind = classify_library(base_name(f.path));
+    if (!kind) kind = classify_library(util::base_name(f.path));
     if (kind) {
       Library lib;
       lib.file = f.path;
@@ -142,7 +131,7 @@ Inventory build_inventory(const EnvSnapshot& s) {
       lib.component = std::string(kind->id);
       lib.toolkit = kind->toolkit;
       lib.soname = soname;
-      lib.folder = parent_dir(f.path);
+      lib.folder = util::dir_name(f.path);
       lib.needed = needed;
       if (owner) {
         lib.manager = owner->manager;

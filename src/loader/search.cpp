@@ -5,6 +5,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "loader/simulator.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::loader {
 
@@ -16,9 +17,7 @@ bool has_slash(const std::string& s) { return s.find('/') != std::string::npos; 
 std::string origin_of(const std::string& realname, const std::string& cwd) {
   std::string full = realname;
   if (realname.empty() || realname[0] != '/') full = (cwd.empty() || cwd.back() != '/' ? cwd + "/" : cwd) + realname;
-  auto slash = full.rfind('/');
-  if (slash == 0) return "/";
-  return full.substr(0, slash);
+  return util::dir_name(full); // "/x": "/"
 }
 } // namespace
 

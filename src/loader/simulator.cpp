@@ -8,6 +8,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "loader/versions.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::loader {
 
@@ -233,8 +234,7 @@ LoadReport Simulator::start_program(Process& p, const std::string& program, cons
   main.elf = opened.elf;
   main.dev = opened.dev;
   main.ino = opened.ino;
-  auto slash = program.rfind('/');
-  main.origin = slash == std::string::npos ? config_.cwd : (slash == 0 ? "/" : program.substr(0, slash));
+  main.origin = program.find('/') == std::string::npos ? config_.cwd : util::dir_name(program);
   p.objects.push_back(std::move(main));
   p.main = 0;
   return start_common(p, trace, report);
@@ -266,8 +266,8 @@ LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
     rtld.ino = interp.ino;
     rtld.is_interp = true;
     rtld.relocated = true;
-    auto slash = config_.interp.rfind('/');
-    rtld.origin = config_.interp.substr(0, slash == 0 ? 1 : slash);
+    // A PT_INTERP without a '/' (only a hostile host has one) keeps its name.
+    rtld.origin = config_.interp.find('/') == std::string::npos ? config_.interp : util::dir_name(config_.interp);
     p.objects.push_back(std::move(rtld));
   }
   if (!config_.secure && config_.ld_library_path)

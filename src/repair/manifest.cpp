@@ -8,11 +8,12 @@
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::repair {
 
 std::string original_store_path(const std::string& pinned_path) {
-  std::string name = pinned_path.substr(pinned_path.rfind('/') + 1);
+  std::string name = util::base_name(pinned_path);
   return std::string(originals_folder) + "/" + util::to_hex(util::sha256(pinned_path)).substr(0, 16) + "-" + name;
 }
 

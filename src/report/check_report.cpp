@@ -7,6 +7,7 @@
 #include "check/protocol.hpp"
 #include "report/info_report.hpp"
 #include "util/strings.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::report {
 
@@ -179,7 +180,7 @@ Json check_json(const CheckReport& r, int exit_code) {
   Json phases = Json::array();
   for (const auto& l : r.probe.libraries) {
     Json p = Json::object();
-    p.set("name", "dlopen " + l.open.substr(l.open.rfind('/') + 1));
+    p.set("name", "dlopen " + util::base_name(l.open));
     p.set("ms", l.load_ms);
     phases.push(std::move(p));
   }
@@ -294,14 +295,14 @@ std::string coverage_text(const CheckReport& r, const Style& style) {
   if (r.coverage.empty()) return "";
   Table t({"kernels of", "predicted for " + r.coverage.front().device, "steps", "device", "prediction"});
   for (const auto& c : r.coverage)
-    t.add({c.file.substr(c.file.rfind('/') + 1), coverage_kind_text(c.predicted), util::join(c.steps, ", "), c.observed,
+    t.add({util::base_name(c.file), coverage_kind_text(c.predicted), util::join(c.steps, ", "), c.observed,
            !c.matches ? style.dim("no evidence") : *c.matches ? "agrees" : style.yellow("differs")});
   return t.render(style, 2);
 }
 
 std::string phases_text(const CheckReport& r) {
   std::vector<std::string> parts;
-  for (const auto& l : r.probe.libraries) parts.push_back("dlopen " + l.open.substr(l.open.rfind('/') + 1) + fmt(" %.1f ms", l.load_ms));
+  for (const auto& l : r.probe.libraries) parts.push_back("dlopen " + util::base_name(l.open) + fmt(" %.1f ms", l.load_ms));
   for (const auto& p : r.probe.phases) parts.push_back(p.name + fmt(" %.1f ms", p.ms));
   return parts.empty() ? "" : "phases   " + util::join(parts, ", ") + "\n";
 }

@@ -7,6 +7,7 @@
 #include "elf/fatbin.hpp"
 #include "sys/mapped_file.hpp"
 #include "util/strings.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::sys {
 
@@ -98,7 +99,7 @@ FatbinCache::FatbinCache(std::string path) : cache_(std::move(path), fatbin_cach
 
 std::string FatbinCache::default_path() {
   std::string hashes = default_hash_cache_path();
-  return hashes.empty() ? "" : hashes.substr(0, hashes.rfind('/')) + "/fatbins";
+  return hashes.empty() ? "" : util::dir_name(hashes) + "/fatbins";
 }
 
 void FatbinCache::load(std::vector<std::string>& warnings) { cache_.load(warnings); }

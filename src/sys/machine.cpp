@@ -13,6 +13,7 @@
 
 #include "sys/mapped_file.hpp"
 #include "util/strings.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::sys {
 
@@ -29,11 +30,10 @@ void detect_dirs(loader::LoaderConfig& c) {
   Dl_info info{};
   std::string libc_path;
   if (dladdr(reinterpret_cast<void*>(&gnu_get_libc_version), &info) && info.dli_fname) libc_path = info.dli_fname;
-  auto slash = libc_path.rfind('/');
-  std::string dir = slash == std::string::npos ? "" : libc_path.substr(0, slash);
+  std::string dir = util::dir_name(libc_path);
   auto lib_pos = dir.find("/lib/");
   if (lib_pos != std::string::npos && dir.find('-', lib_pos) != std::string::npos) {
-    std::string triplet = dir.substr(dir.rfind('/') + 1);
+    std::string triplet = util::base_name(dir);
     c.system_dirs = {"/lib/" + triplet + "/", "/usr/lib/" + triplet + "/", "/lib/", "/usr/lib/"};
     c.lib_token = "lib/" + triplet;
   } else {

@@ -16,6 +16,7 @@
 #include "sys/mapped_file.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
+#include "util/path.hpp"
 
 namespace condacuda::sys {
 
@@ -71,8 +72,9 @@ void PrefixTree::give_to_owner(int fd) const {
 Error PrefixTree::unreachable(const std::string& rel, const std::string& component, int e) const {
   std::string shown = path_ + "/" + rel;
   if (e == ENOENT) return errno_error(e, "cannot reach", shown);
-  std::string parent = component.find('/') == std::string::npos ? "" : component.substr(0, component.rfind('/'));
-  std::string name = component.substr(component.rfind('/') == std::string::npos ? 0 : component.rfind('/') + 1);
+  // `component` is prefix-relative: never "/x", so dir_name is "" or a folder.
+  std::string parent = util::dir_name(component);
+  std::string name = util::base_name(component);
   struct stat st {};
   Fd dir(parent.empty() ? ::dup(root_.get()) : ::openat(root_.get(), parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::string what = "is not a folder";
