@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "repair/staleness.hpp"
+#include "support/fixture.hpp"
+#include "sys/disk_file_view.hpp"
+#include "sys/machine.hpp"
 
 using namespace condacuda;
 
@@ -62,4 +65,42 @@ TEST_CASE("the stale-repair finding shows the order today's plan has") {
   CHECK(f.code == doctor::code::stale_repair);
   CHECK(f.severity == doctor::Severity::warning);
   CHECK(std::find(f.evidence.begin(), f.evidence.end(), "  folder order: " + cusparse + ", " + nvjitlink) != f.evidence.end());
+}
+
+// dangling_links, on real files: a link repair made is dangling when its
+// target is gone, or when its folder holds nothing but repair's links (pip
+// removed the package around it); a link whose target is there, in a folder
+// with the package's own files, is not.
+TEST_CASE("dangling_links: the target gone, or the link alone in its folder") {
+  fixture::TempDir dir("stale");
+  const std::string p = dir.path();
+  fixture::make_dirs(p + "/" + cusparse);
+  fixture::make_dirs(p + "/" + nvjitlink);
+  fixture::make_dirs(p + "/" + cublas);
+  fixture::write_file(p + "/" + nvjitlink + "/libnvJitLink.so.12", "library");
+  fixture::write_file(p + "/" + cusparse + "/libcusparse.so.12", "library");
+  auto link_entry = [](const std::string& path, const std::string& target) {
+    repair::ManifestEntry e;
+    e.path = path;
+    e.kind = repair::ManifestEntry::Kind::symlink;
+    e.target = target;
+    return e;
+  };
+  repair::Manifest m;
+  // Kept: the target exists, its folder has the package's file.
+  m.entries.push_back(link_entry(cusparse + "/libnvJitLink.so.12", "../../nvjitlink/lib/libnvJitLink.so.12"));
+  // Dangling: its target was never there (uninstalled since).
+  m.entries.push_back(link_entry(cusparse + "/libcublasLt.so.12", "../../cublas/lib/libcublasLt.so.12"));
+  // Alone: the target exists but the folder has only condacuda's link.
+  m.entries.push_back(link_entry(cublas + "/libnvJitLink.so.12", "../../nvjitlink/lib/libnvJitLink.so.12"));
+  m.entries.push_back({"etc/conda/activate.d/condacuda.sh", repair::ManifestEntry::Kind::file, "sha", "", "", ""});
+  const std::map<std::string, std::vector<std::string>> names{
+      {cusparse, {"libcusparse.so.12", "libnvJitLink.so.12", "libcublasLt.so.12"}},
+      {cublas, {"libnvJitLink.so.12"}},
+  };
+  sys::DiskFileView files{sys::host_machine()};
+  CHECK(repair::dangling_links(m, p, files, names) ==
+        std::vector<std::string>{cusparse + "/libcublasLt.so.12", cublas + "/libnvJitLink.so.12"});
+  // Without the names of a link's folder, only a missing target counts.
+  CHECK(repair::dangling_links(m, p, files, {}) == std::vector<std::string>{cusparse + "/libcublasLt.so.12"});
 }
