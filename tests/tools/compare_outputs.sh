@@ -56,8 +56,10 @@ record() {
   done
 }
 
-export CONDA_ENVS_DIRS=$work/envs-dir XDG_CACHE_HOME=$work/cache
-mkdir -p "$CONDA_ENVS_DIRS"
+# HOME too: list reads ~/.conda/environments.txt, which tests running beside
+# this one may change between the two binaries' turns.
+export CONDA_ENVS_DIRS=$work/envs-dir XDG_CACHE_HOME=$work/cache HOME=$work/home
+mkdir -p "$CONDA_ENVS_DIRS" "$HOME"
 ln -s "$work/demo/env" "$CONDA_ENVS_DIRS/demo"
 unset CONDA_PREFIX VIRTUAL_ENV LD_LIBRARY_PATH
 count=0
