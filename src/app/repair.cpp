@@ -137,15 +137,17 @@ RepairOutcome repair(const RepairOptions& options) {
   if (o.changes->conflicts())
     return finish(std::move(o), RepairStatus::conflict,
                   "files condacuda did not create are in the way (marked REFUSE); move them, then run repair again");
-  const repair::RepairDecision decision = repair::decide_repair(*desired, previous, *o.changes, options.dry_run);
+  const repair::RepairDecision decision = repair::decide_repair(*desired, previous, *o.changes);
+  const RepairStatus quiet =
+      decision == repair::RepairDecision::nothing_to_do ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
   if (options.dry_run)
-    return finish(std::move(o), decision == repair::RepairDecision::write ? RepairStatus::would_repair : RepairStatus::unchanged);
+    return finish(std::move(o), decision == repair::RepairDecision::write ? RepairStatus::would_repair : quiet);
   RepairStatus status = RepairStatus::repaired;
   if (decision == repair::RepairDecision::write) {
     if (auto applied = apply_repair(*tree, *desired, previous, *o.changes); !applied)
       return failed(std::move(o), applied.error());
   } else {
-    status = decision == repair::RepairDecision::nothing_to_do ? RepairStatus::nothing_to_do : RepairStatus::unchanged;
+    status = quiet;
     remove_leftovers(*tree, *desired, previous);
   }
   if (auto marked = mark_repair_time(*tree); !marked)

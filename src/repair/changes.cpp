@@ -83,9 +83,8 @@ bool records_same(const std::optional<Manifest>& previous, const Manifest& next)
 }
 
 RepairDecision decide_repair(const DesiredState& desired, const std::optional<Manifest>& previous,
-                             const ChangeSet& changes, bool dry_run) {
+                             const ChangeSet& changes) {
   const bool same_record = records_same(previous, changes.manifest);
-  if (dry_run) return changes.writes() || !same_record ? RepairDecision::write : RepairDecision::unchanged;
   const bool wants_nothing = desired.entries.empty() && desired.pins.empty();
   if (changes.writes() || !(same_record || (!previous && wants_nothing))) return RepairDecision::write;
   return wants_nothing ? RepairDecision::nothing_to_do : RepairDecision::unchanged;

@@ -134,10 +134,9 @@ enum class RepairDecision {
   unchanged,     // repaired already: nothing to write, the same record
   nothing_to_do, // never repaired and nothing wanted: no file, no record
 };
-// A dry run says `write` whenever the record would differ, also for an env
-// never repaired that wants nothing (no record yet).
+// The same for a dry run as for the repair it previews.
 RepairDecision decide_repair(const DesiredState& desired, const std::optional<Manifest>& previous,
-                             const ChangeSet& changes, bool dry_run);
+                             const ChangeSet& changes);
 
 // The journal of a run that takes the env from `previous` to `next`: every
 // entry of both (an entry being replaced keeps what it was as its previous

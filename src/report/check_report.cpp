@@ -328,6 +328,9 @@ std::string check_text(const CheckReport& r, const Style& style) {
   std::string source = r.ld_library_path_source == launch::ActivatedSource::hook ? " (the env's condacuda hook applied)"
                        : r.ld_library_path_source == launch::ActivatedSource::plan
                            ? " (not repaired: with the folders repair would add, as `condacuda run` gives them)"
+                       : r.ld_library_path_source == launch::ActivatedSource::stale_hook
+                           ? " (the env changed since its repair: with the folders repair would add today, as `condacuda run` "
+                             "gives them)"
                            : " (as this shell has it)";
   out += "LD_LIBRARY_PATH " + (r.ld_library_path ? "'" + *r.ld_library_path + "'" : std::string("unset")) + source + "\n\n";
   out += libraries_text(r, style);

@@ -331,36 +331,35 @@ TEST_CASE("journal: a pin being undone stays listed until the final manifest") {
   CHECK(journal.pins[0] == recorded_pin());
 }
 
-// decide_repair: what a repair without conflict comes to. The status a user
-// reads (repaired, unchanged, nothing-to-do, would-repair) follows from it.
+// decide_repair: what a repair without conflict comes to, the same for a dry
+// run. The status a user reads (repaired, unchanged, nothing-to-do,
+// would-repair) follows from it.
 TEST_CASE("decide_repair: a change to write, the same record, or nothing wanted") {
   const DesiredState d = wanted({file_entry(hook, "h")});
   std::map<std::string, PathState> absent;
   // Never repaired: the hook is to be created.
   ChangeSet first = compute_changes(d, std::nullopt, absent, "t");
   REQUIRE(first.writes());
-  CHECK(decide_repair(d, std::nullopt, first, false) == RepairDecision::write);
-  CHECK(decide_repair(d, std::nullopt, first, true) == RepairDecision::write);
+  CHECK(decide_repair(d, std::nullopt, first) == RepairDecision::write);
 
   // Repaired already, the hook as recorded: unchanged, dry run or not.
   const Manifest previous = first.manifest;
   std::map<std::string, PathState> written{{hook, file_state(d.entries.front().entry.sha256)}};
   ChangeSet again = compute_changes(d, previous, written, "t");
   REQUIRE_FALSE(again.writes());
-  CHECK(decide_repair(d, previous, again, false) == RepairDecision::unchanged);
-  CHECK(decide_repair(d, previous, again, true) == RepairDecision::unchanged);
+  CHECK(decide_repair(d, previous, again) == RepairDecision::unchanged);
 
   // The same files but a record that differs (one more launch): written.
   DesiredState more = d;
   more.launches.push_back(std::string("/opt/cuda/lib64"));
   ChangeSet relaunch = compute_changes(more, previous, written, "t");
   REQUIRE_FALSE(relaunch.writes());
-  CHECK(decide_repair(more, previous, relaunch, false) == RepairDecision::write);
-  CHECK(decide_repair(more, previous, relaunch, true) == RepairDecision::write);
+  CHECK(decide_repair(more, previous, relaunch) == RepairDecision::write);
 
-  // Never repaired and nothing wanted: nothing to do (no record is written).
+  // Never repaired and nothing wanted: nothing to do (no record is written),
+  // which a dry run says too (it said would-repair).
   DesiredState none;
   ChangeSet empty = compute_changes(none, std::nullopt, absent, "t");
   REQUIRE_FALSE(empty.writes());
-  CHECK(decide_repair(none, std::nullopt, empty, false) == RepairDecision::nothing_to_do);
+  CHECK(decide_repair(none, std::nullopt, empty) == RepairDecision::nothing_to_do);
 }

@@ -120,3 +120,18 @@ TEST_CASE("condacuda.check/1: with --python, one record per framework; an unset 
                                        "finding:string fix:string");
   CHECK(python.as_array()[0].string_at("finding") == "undefined-symbol");
 }
+
+TEST_CASE("check text: where the probe's LD_LIBRARY_PATH comes from, for each source") {
+  CheckReport r = no_gpu_report();
+  const std::vector<std::pair<launch::ActivatedSource, std::string>> said = {
+      {launch::ActivatedSource::hook, "(the env's condacuda hook applied)"},
+      {launch::ActivatedSource::plan, "(not repaired: with the folders repair would add"},
+      {launch::ActivatedSource::stale_hook, "(the env changed since its repair: with the folders repair would add today"},
+      {launch::ActivatedSource::as_is, "(as this shell has it)"},
+  };
+  for (const auto& [source, words] : said) {
+    r.ld_library_path_source = source;
+    CHECK_MESSAGE(report::check_text(r, report::Style{}).find("LD_LIBRARY_PATH '/envs/demo/lib' " + words) != std::string::npos,
+                  launch::to_string(source));
+  }
+}
