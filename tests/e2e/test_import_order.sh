@@ -108,7 +108,7 @@ activated() { # PYTHON CODE: runs it with the env's hook sourced, as `conda acti
 expect_eq "$(activated 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" "activated: condaext then demotorch"
 expect_eq "$(activated 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" "activated: demotorch then condaext"
 hooked=$(CONDA_PREFIX=$env bash -c '. "$CONDA_PREFIX/etc/conda/activate.d/condacuda.sh"; echo "$LD_LIBRARY_PATH"')
-LD_LIBRARY_PATH=$hooked "$CONDACUDA" doctor -p "$env" --context activated --json > "$scratch/activated.json" || true
+LD_LIBRARY_PATH=$hooked expect_status 0 "$CONDACUDA" doctor -p "$env" --context activated --json > "$scratch/activated.json"
 expect_eq "$(json "$scratch/activated.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
   "[]" "doctor, activated: no import-order error"
 LD_LIBRARY_PATH=$hooked expect_status 0 "$CONDACUDA" doctor -p "$env" --context activated --imports condaext,demotorch._C > /dev/null
@@ -135,7 +135,7 @@ expect_eq "$(json "$scratch/link.json" '[(l["path"], l["target"]) for l in j["pl
 expect_eq "$(json "$scratch/link.json" 'j["plan"]["order_limits"]')" "[]" "no limit left"
 expect_eq "$("$py" -c 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" "not activated: condaext then demotorch"
 expect_eq "$("$py" -c 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" "not activated: demotorch then condaext"
-"$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/linked.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/linked.json"
 expect_eq "$(json "$scratch/linked.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
   "[]" "doctor, not activated: no import-order error"
 
@@ -168,6 +168,8 @@ cc -shared -fPIC -I"$include" -o "$sp/plain$ext" "$scratch/plain.c"
 # shellcheck disable=SC2016
 cc -shared -fPIC -I"$include" -Wl,--enable-new-dtags,-rpath,'$ORIGIN/nvidia/nvjitlink/lib' -o "$sp/condaext$ext" \
   "$scratch/condaext.c" -L"$sp/nvidia/nvjitlink/lib" -l:libnvJitLink.so.12
-"$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/clean.json" || true
+# Exit 1: not activated, the env's cuSPARSE does not find its nvJitLink
+# (not-found, not-activated); no import-order finding is among them.
+expect_status 1 "$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/clean.json"
 expect_eq "$(json "$scratch/clean.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order"]')" "[]" "no import-order finding"
 "$py" -c 'import condaext, demotorch, plain' || fail "the real process disagrees: a clean env fails in one order"

@@ -80,7 +80,7 @@ head -c 100 "$scratch/manifest.good" > "$manifest"
 mv "$manifest" "$manifest.corrupt"
 "$CONDACUDA" repair -p "$scratch/record" > "$scratch/record-repair.out" ||
   { cat "$scratch/record-repair.out" >&2; fail "repair after the record was moved away"; }
-"$CONDACUDA" doctor -p "$scratch/record" --json > "$scratch/record-after.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$scratch/record" --json > "$scratch/record-after.json"
 expect_eq "$(json "$scratch/record-after.json" '[f["code"] for f in j["findings"] if "repair" in f["code"]]')" "[]" \
   "repair findings once mended"
 

@@ -57,7 +57,9 @@ original_of() { [ "$1" = update ] && echo "$scratch/original_extra" || echo "$sc
 repaired_of() { [ "$1" = update ] && echo "$scratch/repaired_extra" || echo "$scratch/repaired"; }
 # Back to the plain demo env between runs.
 reset_env() {
-  "$CONDACUDA" undo -p "$env" > /dev/null 2>&1 || true
+  local status=0
+  "$CONDACUDA" undo -p "$env" > "$scratch/reset.out" 2>&1 || status=$?
+  [ "$status" = 0 ] || { cat "$scratch/reset.out" >&2; fail "undo, to reset the env, exited $status"; }
   drop_extra
   same_tree "$env" "$scratch/original" "the env could not be reset"
 }

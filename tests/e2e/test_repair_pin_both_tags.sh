@@ -52,7 +52,7 @@ expect_eq "$tags" '(RUNPATH)[$ORIGIN] (RPATH)[/dormant] ' "the fixture's tags, i
 note "the real loader ignores the dormant RPATH: activated, the import works"
 "$CONDACUDA" repair -p "$env" > /dev/null
 expect_eq "$(LD_LIBRARY_PATH=$system "$CONDACUDA" run -p "$env" -- "$env/bin/python3" -c "$import")" "sparse 12100" "run"
-env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env" --context not-activated --json > "$scratch/before.json" || true
+expect_status 1 env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env" --context not-activated --json > "$scratch/before.json"
 LD_LIBRARY_PATH=$system python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py" "$scratch/before.json" \
   --probe "$CONDACUDA_DLOPEN_PROBE" > /dev/null || fail "doctor disagrees with the loader on both tags"
 

@@ -37,7 +37,9 @@ expect_eq "$(stat -c %i "$cusparse")" "$(stat -c %i "$scratch/pkgs/libcusparse.s
 setup() { if [ "$1" = undo ]; then "$CONDACUDA" repair -p "$env" --pin > /dev/null; fi; }
 command_of() { [ "$1" = undo ] && echo undo || echo "repair --pin"; }
 reset_env() {
-  "$CONDACUDA" undo -p "$env" > /dev/null 2>&1 || true
+  local status=0
+  "$CONDACUDA" undo -p "$env" > "$scratch/reset.out" 2>&1 || status=$?
+  [ "$status" = 0 ] || { cat "$scratch/reset.out" >&2; fail "undo, to reset the env, exited $status"; }
   same_tree "$env" "$scratch/original" "the env could not be reset"
 }
 

@@ -170,7 +170,7 @@ mkdir -p "$mod"
 gcc -shared -fPIC -Wl,-soname,libcudart.so.12 -o "$mod/libcudart.so.12.1.105" "$CONDACUDA_SOURCE_DIR/examples/demo-env/src/cudart.c"
 ln -s libcudart.so.12.1.105 "$mod/libcudart.so.12"
 cp -P "$opt/libcudnn.so.9" "$opt/libcudnn.so.9.1.0" "$mod/"
-LD_LIBRARY_PATH=$mod:$nccl_opt:$clean "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json" || true
+expect_status 1 env LD_LIBRARY_PATH="$mod:$nccl_opt:$clean" "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json"
 s="[f for f in j['findings'] if f['via_entry'] in ('$mod', '$nccl_opt')]"
 expect_eq "$(json "$scratch/module.json" "sorted(x['via_entry'] for x in $s)")" "$(printf "['%s', '%s']" "$mod" "$nccl_opt")" \
   "one finding per path entry"
