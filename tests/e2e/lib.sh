@@ -1,27 +1,17 @@
 # shellcheck shell=bash
-# Common prelude of the end-to-end suites (sourced). Strict mode, a
-# line-numbered failure trap, helpers, and skip = exit 125.
-set -Eeuo pipefail
-trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
-
+# Common prelude of the end-to-end suites (sourced; tests/gpu and tests/bench
+# source it too): the shared prelude (tests/tools/prelude.sh: strict mode, the
+# failure trap, skip/fail/note, $scratch), then helpers and the demo env.
 : "${CONDACUDA:?run through ctest (CONDACUDA is the binary under test)}"
 : "${CONDACUDA_SOURCE_DIR:?}"
 : "${CONDACUDA_BUILD_DIR:?}"
+# shellcheck source=../tools/prelude.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tools/prelude.sh"
 
-skip() { echo "SKIP: $*" >&2; exit 125; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
 # shellcheck source=../tools/old_nvjitlink13.sh
 source "$CONDACUDA_SOURCE_DIR/tests/tools/old_nvjitlink13.sh"
 # shellcheck source=../tools/cuda13_env.sh
 source "$CONDACUDA_SOURCE_DIR/tests/tools/cuda13_env.sh"
-
-# A scratch folder removed on exit (kept with CONDACUDA_KEEP_TEST_DIRS=1).
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-e2e.XXXXXX")
-cleanup() {
-  if [ -n "${CONDACUDA_KEEP_TEST_DIRS:-}" ]; then echo "kept $scratch" >&2; else rm -rf "$scratch"; fi
-}
-trap cleanup EXIT
 
 # expect_eq ACTUAL EXPECTED [WHAT]
 expect_eq() {
@@ -51,7 +41,6 @@ json() {
   python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# build_demo_env DIR: the demo env of examples/demo-env (DIR/env, DIR/system-cuda-12.0).
 # What the condacuda conda package puts into the env PREFIX: cmake --install
 # plus packaging/conda/build.sh's lines (link scripts, activation notice).
 install_condacuda_package() {
@@ -85,6 +74,7 @@ activation_shells() {
   done
 }
 
+# build_demo_env DIR: the demo env of examples/demo-env (DIR/env, DIR/system-cuda-12.0).
 build_demo_env() {
   "$CONDACUDA_SOURCE_DIR/examples/demo-env/build.sh" "$1" > /dev/null
 }

@@ -126,7 +126,7 @@ note "60 runs killed at random moments ($random_kills died before finishing), ea
 
 # A full disk at each write: the env on a small tmpfs, filled up to leave only N KiB.
 if [ "$(id -u)" = 0 ] && mkdir -p "$scratch/small" && mount -t tmpfs -o size=16m tmpfs "$scratch/small" 2> /dev/null; then
-  trap 'umount "$scratch/small" 2> /dev/null; cleanup' EXIT
+  trap 'status=$?; umount "$scratch/small" 2> /dev/null; cleanup "$status"' EXIT
   cp -a "$env" "$scratch/small/env"
   env=$scratch/small/env
   sp=$(echo "$env"/lib/python3*/site-packages)

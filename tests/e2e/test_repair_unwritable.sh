@@ -20,7 +20,7 @@ if [ ${#as_user[@]} -gt 0 ]; then
   chmod -R a+rX "$scratch"
 else
   # the scratch folder must stay removable when the test ends, failed or not
-  trap 'chmod -R u+w "$ro" 2> /dev/null || true; cleanup' EXIT
+  trap 'status=$?; chmod -R u+w "$ro" 2> /dev/null || true; cleanup "$status"' EXIT
   chmod -R a-w "$ro"
 fi
 listing "$ro" > "$scratch/r0"
