@@ -79,6 +79,34 @@ build_demo_env() {
   "$CONDACUDA_SOURCE_DIR/examples/demo-env/build.sh" "$1" > /dev/null
 }
 
+# demo_env DIR: the prelude of the tests on the demo env (DIR:
+# "$scratch/demo" unless a test needs another path). Builds it in DIR and
+# sets what they use of it:
+#   env     DIR/env, the env (python, the CUDA 12 wheels, demotorch)
+#   system  DIR/system-cuda-12.0/lib64, the older system CUDA: first on
+#           LD_LIBRARY_PATH, its nvJitLink 12.0 breaks the env's cuSPARSE
+#   sp      the env's site-packages
+#   py      the env's python3
+#   import  the python code that loads cuSPARSE (prints "sparse 12100")
+# and runs the env as a fresh shell would: no CONDACUDA_HOOK_STATE of the
+# caller's env, and no bytecode written into the env (PYTHONDONTWRITEBYTECODE).
+# LD_LIBRARY_PATH is each test's own choice. A second copy for another part of
+# a test is build_demo_env's.
+demo_env() {
+  local dir=$1
+  export PYTHONDONTWRITEBYTECODE=1
+  unset CONDACUDA_HOOK_STATE
+  build_demo_env "$dir"
+  # shellcheck disable=SC2034 # used by the scripts that source this file
+  {
+    env=$dir/env
+    system=$dir/system-cuda-12.0/lib64
+    sp=$(echo "$env"/lib/python3*/site-packages)
+    py=$env/bin/python3
+    import='import demotorch; print("sparse", demotorch.sparse_version())'
+  }
+}
+
 # build_nvjitlink_12_0 DIR: DIR/libnvJitLink.so.12, the demo's nvJitLink built
 # as 12.0 (it lacks __nvJitLinkAddData_12_1).
 build_nvjitlink_12_0() {

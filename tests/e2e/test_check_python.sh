@@ -7,9 +7,7 @@
 # killed at the timeout and the check still reports.
 source "$(dirname "$0")/../gpu/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 mkdir -p "$sp/torch"
 cat > "$sp/torch/__init__.py" <<'PY'
 from demotorch import *
@@ -21,7 +19,6 @@ class cuda:
     def is_available():
         return False
 PY
-system=$scratch/demo/system-cuda-12.0/lib64
 
 # The exit status of each check: 3 without a GPU. On a GPU machine the demo's
 # stand-in libraries fail the device steps (its nvJitLink has no

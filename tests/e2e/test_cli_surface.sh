@@ -9,8 +9,8 @@ command -v script > /dev/null || skip "no script(1) to give condacuda a terminal
 export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache CONDA_ENVS_DIRS=$scratch/envs
 unset CONDA_ENVS_PATH CONDA_PREFIX VIRTUAL_ENV CONDA_ROOT CONDA_EXE MAMBA_ROOT_PREFIX NO_COLOR
 mkdir -p "$HOME" "$scratch/envs"
-build_demo_env "$scratch/demo"
-mv "$scratch/demo/env" "$scratch/envs/seed"
+demo_env "$scratch/demo"
+mv "$env" "$scratch/envs/seed"
 env=$scratch/envs/seed
 
 # escapes VAR=VALUE...: how many lines of `condacuda info` on a pty carry an escape sequence.

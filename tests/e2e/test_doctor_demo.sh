@@ -4,9 +4,7 @@
 # python, ctypes, RTLD_NOW) and to `ldd -r`, under several LD_LIBRARY_PATHs.
 source "$(dirname "$0")/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
+demo_env "$scratch/demo"
 nvjitlink=$(echo "$env"/lib/python3*/site-packages/nvidia/nvjitlink/lib)
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 

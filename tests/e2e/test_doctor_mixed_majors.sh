@@ -9,13 +9,10 @@
 # agree with themselves and the activated import works; once the strays are
 # uninstalled (as pip does: the files of their RECORD), doctor is healthy.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1 XDG_CACHE_HOME=$scratch/cache
-unset CONDACUDA_HOOK_STATE
+export XDG_CACHE_HOME=$scratch/cache
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
+demo_env "$scratch/demo"
+export LD_LIBRARY_PATH=$system
 
 note "the CUDA 13 wheels: cuSPARSE (soname libcusparse.so.12 in CUDA 13 too) and nvJitLink 13"
 cu13=$sp/nvidia/cu13/lib

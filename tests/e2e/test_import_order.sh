@@ -17,13 +17,9 @@
 # LD_LIBRARY_PATH once --pin pins it (its import-order error names it). Then the pairs that must not give
 # a finding: no shared soname, or a shared soname resolved to the same file.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE LD_LIBRARY_PATH
+unset LD_LIBRARY_PATH
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
+demo_env "$scratch/demo"
 ext=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 include=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 "$CONDACUDA" repair -p "$env" > /dev/null

@@ -16,16 +16,9 @@
 #     judges it not activated only, and repair never says ok while the launch
 #     fails: it exits 1, names the launch and the ways out, writes nothing.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-module=$scratch/demo/system-cuda-12.0/lib64
-py=$env/bin/python3
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
+module=$system
 cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
-import='import demotorch; print("sparse", demotorch.sparse_version())'
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 broken="undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
 manifest=$env/etc/condacuda/manifest.yml

@@ -6,12 +6,9 @@
 # concurrent repairs serialise on the env lock; undo leaves (and reports) a
 # hook the user changed. An unwritable prefix: test_repair_unwritable.sh.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
 listing() { (cd "$1" && find . -printf '%p %y %s %l\n' | sort); }
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 
 note "--dry-run writes nothing"
 listing "$env" > "$scratch/l0"

@@ -10,17 +10,14 @@
 # each write (a small tmpfs), where mounting one is allowed.
 source "$(dirname "$0")/lib.sh"
 command -v strace > /dev/null || skip "strace is not installed"
-export PYTHONDONTWRITEBYTECODE=1
-unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
+unset LD_LIBRARY_PATH
 
 same_tree() { # DIR EXPECTED WHAT
   tree_state "$1" > "$scratch/t"
   cmp -s "$2" "$scratch/t" || { diff "$2" "$scratch/t" >&2; fail "$3"; }
 }
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 # An extra CUDA folder and a consumer that needs it: a later repair updates the hooks.
 mkdir -p "$scratch/extra/cublas/lib" "$scratch/extra/demotorch"
 printf 'int cublasCreate_v2(void) { return 0; }\n' > "$scratch/extra/cublas.c"

@@ -15,16 +15,8 @@
 #  - the CUDA 13 wheel env (hard links into /usr/local/cuda) with the planted
 #    older nvJitLink 13, when this machine has it.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
-py=$env/bin/python3
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
-import='import demotorch; print("sparse", demotorch.sparse_version())'
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 seed_error="undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
 

@@ -9,15 +9,8 @@
 # the tags as ld.so does, repair refuses that pin with the reason, leaves the
 # library as it was, and does not call the not-activated launch verified.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
-import='import demotorch; print("sparse", demotorch.sparse_version())'
 
 # The linker writes one of the two; make both: DT_RPATH '$ORIGIN' and
 # DT_AUXILIARY '/dormant' (each string in .dynstr), then retag them in place:

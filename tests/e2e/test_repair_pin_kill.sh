@@ -8,18 +8,15 @@
 # then the original, byte for byte; the cache's copy never changes.
 source "$(dirname "$0")/lib.sh"
 command -v strace > /dev/null || skip "strace is not installed"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
 
 same_tree() { # DIR EXPECTED WHAT
   tree_state "$1" > "$scratch/t"
   cmp -s "$2" "$scratch/t" || { diff "$2" "$scratch/t" >&2 || true; fail "$3"; }
 }
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 # The older system nvJitLink first: what makes cuSPARSE need its pin.
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
+export LD_LIBRARY_PATH=$system
 cusparse=$(echo "$env"/lib/python3*/site-packages/nvidia/cusparse/lib/libcusparse.so.12)
 mkdir -p "$scratch/pkgs"
 ln "$cusparse" "$scratch/pkgs/libcusparse.so.12"

@@ -14,14 +14,8 @@
 #    folder alive; doctor names it (`dangling-repair-link`); `repair` removes
 #    it, and so does `undo`.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
-sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
+demo_env "$scratch/demo"
+export LD_LIBRARY_PATH=$system
 
 "$CONDACUDA" repair -p "$env" > /dev/null
 tree_state "$env" > "$scratch/repaired"

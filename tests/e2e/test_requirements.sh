@@ -12,13 +12,7 @@
 # requirement and both versions; lock --check fails here; after repair the
 # activated import works, after repair --pin the launch without activation too.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-py=$env/bin/python3
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 opt=$scratch/opt-cudnn/lib
 # Without the system cuDNN: the env's own nvJitLink on the path (the demo's
 # cuSPARSE needs it; an unrepaired demo env does not load with it unset).

@@ -12,11 +12,9 @@
 #   6. escape sequences in versions and ELF strings; 7. invalid UTF-8 in JSON;
 #   9. messages that name the cause; 10. inputs past their caps.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
+unset LD_LIBRARY_PATH
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 
 note "1. a manifest listing paths outside the env: refused, nothing deleted"
 cp -a "$env" "$scratch/m"
