@@ -41,19 +41,25 @@ json() {
   python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# What the condacuda conda package puts into the env PREFIX: cmake --install
-# plus packaging/conda/build.sh's lines (link scripts, activation notice).
+# install_condacuda_package PREFIX: what the condacuda conda package puts into
+# the env PREFIX: this build's cmake --install, then the lines of
+# packaging/conda/build.sh after its own `cmake --install build-conda` (the
+# link scripts, the activation notice), run for real: one source for both.
 install_condacuda_package() {
   cmake --install "$CONDACUDA_BUILD_DIR" --prefix "$1" > /dev/null
-  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/post-link.sh" "$1/bin/.condacuda-post-link.sh"
-  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/pre-unlink.sh" "$1/bin/.condacuda-pre-unlink.sh"
-  install -d "$1/etc/conda/activate.d"
-  install -m 0644 "$CONDACUDA_SOURCE_DIR"/hooks/activate.d/condacuda-notice.{sh,fish} "$1/etc/conda/activate.d/"
-  # The recipe's build.sh installs the same; keep them in step.
-  grep -q 'hooks/post-link.sh" "$PREFIX/bin/.condacuda-post-link.sh"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
-    fail "packaging/conda/build.sh no longer installs the post-link script this test installs"
-  grep -q 'hooks/activate.d/$notice" "$PREFIX/etc/conda/activate.d/$notice"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
-    fail "packaging/conda/build.sh no longer installs the activation notice this test installs"
+  build_sh_after_install "$1"
+}
+
+# build_sh_after_install PREFIX: the lines of packaging/conda/build.sh after its
+# one `cmake --install build-conda` line, run as build.sh runs them (bash with
+# its set -euo pipefail, the -x trace left out; in the source folder, PREFIX
+# and SRC_DIR set) for PREFIX.
+build_sh_after_install() {
+  local build_sh=$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh
+  [ "$(grep -cx 'cmake --install build-conda' "$build_sh")" = 1 ] ||
+    fail "packaging/conda/build.sh has no one line 'cmake --install build-conda' to run the lines after"
+  (cd "$CONDACUDA_SOURCE_DIR" && PREFIX=$1 SRC_DIR=$CONDACUDA_SOURCE_DIR \
+    bash -euo pipefail -c "$(sed '1,/^cmake --install build-conda$/d' "$build_sh")" build.sh)
 }
 
 # What activating env PREFIX prints on stderr, in SHELL (bash, zsh, dash, ksh
