@@ -3,7 +3,7 @@
 # instruction counts where valgrind is installed, and the hooks start no process (when
 # strace works here). No assertion on time or count.
 source "$(dirname "${BASH_SOURCE[0]}")/../shell/lib.sh"
-out=$TEST_TMP/hooks.md
+out=$scratch/hooks.md
 CONDACUDA_RENDER_HOOKS=$(render_hooks_tool) BENCH_ITERATIONS=100 BENCH_RUNS=2 BENCH_INSTRUCTION_ITERATIONS=20 \
   bash "$(dirname "${BASH_SOURCE[0]}")/bench_hooks.sh" "$out"
 cat "$out"

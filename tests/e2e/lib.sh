@@ -1,27 +1,17 @@
 # shellcheck shell=bash
-# Common prelude of the end-to-end suites (sourced). Strict mode, a
-# line-numbered failure trap, helpers, and skip = exit 125.
-set -Eeuo pipefail
-trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (exit $?)" >&2' ERR
-
+# Common prelude of the end-to-end suites (sourced; tests/gpu and tests/bench
+# source it too): the shared prelude (tests/tools/prelude.sh: strict mode, the
+# failure trap, skip/fail/note, $scratch), then helpers and the demo env.
 : "${CONDACUDA:?run through ctest (CONDACUDA is the binary under test)}"
 : "${CONDACUDA_SOURCE_DIR:?}"
 : "${CONDACUDA_BUILD_DIR:?}"
+# shellcheck source=../tools/prelude.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../tools/prelude.sh"
 
-skip() { echo "SKIP: $*" >&2; exit 125; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "# $*"; }
 # shellcheck source=../tools/old_nvjitlink13.sh
 source "$CONDACUDA_SOURCE_DIR/tests/tools/old_nvjitlink13.sh"
 # shellcheck source=../tools/cuda13_env.sh
 source "$CONDACUDA_SOURCE_DIR/tests/tools/cuda13_env.sh"
-
-# A scratch folder removed on exit (kept with CONDACUDA_KEEP_TEST_DIRS=1).
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/condacuda-e2e.XXXXXX")
-cleanup() {
-  if [ -n "${CONDACUDA_KEEP_TEST_DIRS:-}" ]; then echo "kept $scratch" >&2; else rm -rf "$scratch"; fi
-}
-trap cleanup EXIT
 
 # expect_eq ACTUAL EXPECTED [WHAT]
 expect_eq() {
@@ -51,20 +41,25 @@ json() {
   python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# build_demo_env DIR: the demo env of examples/demo-env (DIR/env, DIR/system-cuda-12.0).
-# What the condacuda conda package puts into the env PREFIX: cmake --install
-# plus packaging/conda/build.sh's lines (link scripts, activation notice).
+# install_condacuda_package PREFIX: what the condacuda conda package puts into
+# the env PREFIX: this build's cmake --install, then the lines of
+# packaging/conda/build.sh after its own `cmake --install build-conda` (the
+# link scripts, the activation notice), run for real: one source for both.
 install_condacuda_package() {
   cmake --install "$CONDACUDA_BUILD_DIR" --prefix "$1" > /dev/null
-  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/post-link.sh" "$1/bin/.condacuda-post-link.sh"
-  install -m 0755 "$CONDACUDA_SOURCE_DIR/hooks/pre-unlink.sh" "$1/bin/.condacuda-pre-unlink.sh"
-  install -d "$1/etc/conda/activate.d"
-  install -m 0644 "$CONDACUDA_SOURCE_DIR"/hooks/activate.d/condacuda-notice.{sh,fish} "$1/etc/conda/activate.d/"
-  # The recipe's build.sh installs the same; keep them in step.
-  grep -q 'hooks/post-link.sh" "$PREFIX/bin/.condacuda-post-link.sh"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
-    fail "packaging/conda/build.sh no longer installs the post-link script this test installs"
-  grep -q 'hooks/activate.d/$notice" "$PREFIX/etc/conda/activate.d/$notice"' "$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh" ||
-    fail "packaging/conda/build.sh no longer installs the activation notice this test installs"
+  build_sh_after_install "$1"
+}
+
+# build_sh_after_install PREFIX: the lines of packaging/conda/build.sh after its
+# one `cmake --install build-conda` line, run as build.sh runs them (bash with
+# its set -euo pipefail, the -x trace left out; in the source folder, PREFIX
+# and SRC_DIR set) for PREFIX.
+build_sh_after_install() {
+  local build_sh=$CONDACUDA_SOURCE_DIR/packaging/conda/build.sh
+  [ "$(grep -cx 'cmake --install build-conda' "$build_sh")" = 1 ] ||
+    fail "packaging/conda/build.sh has no one line 'cmake --install build-conda' to run the lines after"
+  (cd "$CONDACUDA_SOURCE_DIR" && PREFIX=$1 SRC_DIR=$CONDACUDA_SOURCE_DIR \
+    bash -euo pipefail -c "$(sed '1,/^cmake --install build-conda$/d' "$build_sh")" build.sh)
 }
 
 # What activating env PREFIX prints on stderr, in SHELL (bash, zsh, dash, ksh
@@ -85,8 +80,37 @@ activation_shells() {
   done
 }
 
+# build_demo_env DIR: the demo env of examples/demo-env (DIR/env, DIR/system-cuda-12.0).
 build_demo_env() {
   "$CONDACUDA_SOURCE_DIR/examples/demo-env/build.sh" "$1" > /dev/null
+}
+
+# demo_env DIR: the prelude of the tests on the demo env (DIR:
+# "$scratch/demo" unless a test needs another path). Builds it in DIR and
+# sets what they use of it:
+#   env     DIR/env, the env (python, the CUDA 12 wheels, demotorch)
+#   system  DIR/system-cuda-12.0/lib64, the older system CUDA: first on
+#           LD_LIBRARY_PATH, its nvJitLink 12.0 breaks the env's cuSPARSE
+#   sp      the env's site-packages
+#   py      the env's python3
+#   import  the python code that loads cuSPARSE (prints "sparse 12100")
+# and runs the env as a fresh shell would: no CONDACUDA_HOOK_STATE of the
+# caller's env, and no bytecode written into the env (PYTHONDONTWRITEBYTECODE).
+# LD_LIBRARY_PATH is each test's own choice. A second copy for another part of
+# a test is build_demo_env's.
+demo_env() {
+  local dir=$1
+  export PYTHONDONTWRITEBYTECODE=1
+  unset CONDACUDA_HOOK_STATE
+  build_demo_env "$dir"
+  # shellcheck disable=SC2034 # used by the scripts that source this file
+  {
+    env=$dir/env
+    system=$dir/system-cuda-12.0/lib64
+    sp=$(echo "$env"/lib/python3*/site-packages)
+    py=$env/bin/python3
+    import='import demotorch; print("sparse", demotorch.sparse_version())'
+  }
 }
 
 # build_nvjitlink_12_0 DIR: DIR/libnvJitLink.so.12, the demo's nvJitLink built

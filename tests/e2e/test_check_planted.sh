@@ -51,8 +51,13 @@ case "$(json "$f" "${jit}['why']")" in
 esac
 
 note "the same shell, the env checked as condacuda runs it (the planned folders first)"
-"$CONDACUDA" check -p "$scratch/cu13" --ld-library-path "$old" --quick --json > "$scratch/planned.json" || true
+# Every library loads: on a GPU machine the steps decide (0 every step passed,
+# 1 one failed or a driver older than CUDA 13, 3 no usable device).
+status=0
+"$CONDACUDA" check -p "$scratch/cu13" --ld-library-path "$old" --quick --json > "$scratch/planned.json" || status=$?
 f=$scratch/planned.json
+expect_check_status "$status" "0 1 3" "check, planned folders"
+expect_eq "$(json "$f" 'j["exit_code"]')" "$status" "exit_code in the JSON"
 expect_eq "$(json "$f" 'j["ld_library_path"]["source"]')" "plan" "source"
 case "$(json "$f" 'j["ld_library_path"]["value"]')" in
   "$env_lib:"*":$old") ;;
@@ -63,8 +68,11 @@ expect_eq "$(json "$f" '[w["code"] for w in j["warnings"]]')" "['not-repaired']"
 predictions_agree "$f"
 
 note "the env's folder first by hand, as the hook puts it"
-"$CONDACUDA" check -p "$scratch/cu13" --ld-library-path "$env_lib:$old" --as-is --quick --json > "$scratch/hooked.json" || true
+status=0
+"$CONDACUDA" check -p "$scratch/cu13" --ld-library-path "$env_lib:$old" --as-is --quick --json > "$scratch/hooked.json" || status=$?
 f=$scratch/hooked.json
+expect_check_status "$status" "0 1 3" "check, the env's folder first"
+expect_eq "$(json "$f" 'j["exit_code"]')" "$status" "exit_code in the JSON"
 expect_eq "$(json "$f" 'all(l["loaded"] for l in j["libraries"][1:])')" "True" "every env library loads"
 expect_eq "$(json "$f" 'all(l["opened_by"] == "soname" for l in j["libraries"])')" "True" "opened by soname"
 expect_eq "$(json "$f" '[l["path"] for l in j["libraries"] if l["component"] == "nvjitlink"][0]')" \

@@ -7,9 +7,7 @@
 # killed at the timeout and the check still reports.
 source "$(dirname "$0")/../gpu/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 mkdir -p "$sp/torch"
 cat > "$sp/torch/__init__.py" <<'PY'
 from demotorch import *
@@ -21,11 +19,16 @@ class cuda:
     def is_available():
         return False
 PY
-system=$scratch/demo/system-cuda-12.0/lib64
 
+# The exit status of each check: 3 without a GPU. On a GPU machine the demo's
+# stand-in libraries fail the device steps (its nvJitLink has no
+# nvJitLinkCreate: jit-link fails), so 1, or 3 where no device is usable.
 note "--python, the env as it is: the ImportError and doctor's explanation"
-"$CONDACUDA" check -p "$env" --ld-library-path "$system" --as-is --python --json > "$scratch/py.json" || true
+status=0
+"$CONDACUDA" check -p "$env" --ld-library-path "$system" --as-is --python --json > "$scratch/py.json" || status=$?
 f=$scratch/py.json
+expect_check_status "$status" "1 3" "check --as-is --python"
+expect_eq "$(json "$f" 'j["exit_code"]')" "$status" "exit_code in the JSON"
 torch='[p for p in j["python"] if p["framework"] == "torch"][0]'
 expect_eq "$(json "$f" "${torch}['status']")" "fail" "torch status"
 case "$(json "$f" "${torch}['error']")" in
@@ -42,7 +45,10 @@ expect_eq "$(json "$f" '[l["loaded"] for l in j["libraries"] if l["component"] =
 predictions_agree "$f"
 
 note "--python with the folders repair would add (the default without a hook): the import works"
-"$CONDACUDA" check -p "$env" --ld-library-path "$system" --python --json > "$scratch/planned.json" || true
+status=0
+"$CONDACUDA" check -p "$env" --ld-library-path "$system" --python --json > "$scratch/planned.json" || status=$?
+expect_check_status "$status" "1 3" "check --python, planned folders"
+expect_eq "$(json "$scratch/planned.json" 'j["exit_code"]')" "$status" "exit_code in the JSON"
 expect_eq "$(json "$scratch/planned.json" 'j["ld_library_path"]["source"]')" "plan" source
 expect_eq "$(json "$scratch/planned.json" "${torch}['status']")" "no-gpu" "torch imports and sees no GPU"
 expect_eq "$(json "$scratch/planned.json" 'j["findings"]')" "[]" findings
@@ -51,10 +57,13 @@ note "a framework import that hangs is killed at the timeout"
 mkdir -p "$sp/jax"
 printf 'import time\ntime.sleep(600)\n' > "$sp/jax/__init__.py"
 start=$(date +%s)
-"$CONDACUDA" check -p "$env" --python --timeout 3 --json > "$scratch/hang.json" || true
+status=0
+"$CONDACUDA" check -p "$env" --python --timeout 3 --json > "$scratch/hang.json" || status=$?
 elapsed=$(( $(date +%s) - start ))
 [ "$elapsed" -lt 30 ] || fail "check took ${elapsed}s with a 3 s timeout"
 f=$scratch/hang.json
+expect_check_status "$status" "1 3" "check --python, a hung import"
+expect_eq "$(json "$f" 'j["exit_code"]')" "$status" "exit_code in the JSON"
 expect_eq "$(json "$f" '[p["status"] for p in j["python"] if p["framework"] == "python"][0]')" "fail" "python killed"
 case "$(json "$f" '[p["error"] for p in j["python"] if p["framework"] == "python"][0]')" in
   "python was killed after the 3 s timeout"*) ;;

@@ -4,18 +4,20 @@
 # an empty NO_COLOR does not); list's REPAIR column through not repaired,
 # repaired, stale (a wheel folder changed after the repair), and - (no CUDA);
 # `check --python` on an env without python says so.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../gpu/lib.sh" # the e2e prelude and expect_check_status
 command -v script > /dev/null || skip "no script(1) to give condacuda a terminal"
 export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache CONDA_ENVS_DIRS=$scratch/envs
 unset CONDA_ENVS_PATH CONDA_PREFIX VIRTUAL_ENV CONDA_ROOT CONDA_EXE MAMBA_ROOT_PREFIX NO_COLOR
 mkdir -p "$HOME" "$scratch/envs"
-build_demo_env "$scratch/demo"
-mv "$scratch/demo/env" "$scratch/envs/seed"
+demo_env "$scratch/demo"
+mv "$env" "$scratch/envs/seed"
 env=$scratch/envs/seed
 
 # escapes VAR=VALUE...: how many lines of `condacuda info` on a pty carry an escape sequence.
 escapes() {
-  env "$@" script -qec "$(printf '%q ' "$CONDACUDA" info -p "$env")" /dev/null > "$scratch/pty.txt" 2>&1 || true
+  local status=0
+  env "$@" script -qec "$(printf '%q ' "$CONDACUDA" info -p "$env")" /dev/null > "$scratch/pty.txt" 2>&1 || status=$?
+  expect_eq "$status" 0 "exit status of info on a pty with $*" # script -e: the child's
   grep -c $'\e\[' "$scratch/pty.txt" || true
 }
 note "colour: on a terminal, not with TERM=dumb or NO_COLOR"
@@ -42,7 +44,11 @@ grep -q "^seed .* stale " <<< "$("$CONDACUDA" list --color never)" || fail "the 
 note "check --python without python"
 mkdir -p "$scratch/nopy/conda-meta"
 : > "$scratch/nopy/conda-meta/history"
-"$CONDACUDA" check -p "$scratch/nopy" --python --quick --color never > "$scratch/nopy.txt" 2>&1 || true
+status=0
+"$CONDACUDA" check -p "$scratch/nopy" --python --quick --color never > "$scratch/nopy.txt" 2>&1 || status=$?
+# 3 without a GPU; with one, 0: an env without libraries or python has no
+# step to fail (a python that is absent is no failure), or 3, no usable device.
+expect_check_status "$status" "0 3" "check --python of an env without python"
 grep -q '^python (not run)$' "$scratch/nopy.txt" || { cat "$scratch/nopy.txt" >&2; fail "the python section's header"; }
 grep -q 'the env has no python interpreter' "$scratch/nopy.txt" || fail "no word on the missing interpreter"
 if grep -q 'could not be started: $' "$scratch/nopy.txt"; then fail "an empty reason"; fi

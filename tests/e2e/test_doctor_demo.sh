@@ -4,9 +4,7 @@
 # python, ctypes, RTLD_NOW) and to `ldd -r`, under several LD_LIBRARY_PATHs.
 source "$(dirname "$0")/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
+demo_env "$scratch/demo"
 nvjitlink=$(echo "$env"/lib/python3*/site-packages/nvidia/nvjitlink/lib)
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 
@@ -50,19 +48,20 @@ scenario empty 1 ""
 scenario empty-entry 0 "$nvjitlink:"
 expect_eq "$(json "$scratch/empty-entry.json" '[f["code"] for f in j["findings"]]')" "['empty-path-entry']" "empty entry warning"
 
-# --ld-library-path gives the same answer without touching the environment.
-LD_LIBRARY_PATH=/nonexistent "$CONDACUDA" doctor -p "$env" --ld-library-path "$system" --json > "$scratch/given.json" || true
+# --ld-library-path gives the same answer without touching the environment
+# (the seed's: exit 1).
+expect_status 1 env LD_LIBRARY_PATH=/nonexistent "$CONDACUDA" doctor -p "$env" --ld-library-path "$system" --json > "$scratch/given.json"
 expect_eq "$(json "$scratch/given.json" 'j["roots"]')" "$(json "$scratch/seed.json" 'j["roots"]')" "--ld-library-path"
 expect_eq "$(json "$scratch/given.json" 'j["ld_library_path"]["source"]')" "--ld-library-path" source
 
 # --dot: a graph with the failing edge in red.
-"$CONDACUDA" doctor -p "$env" --ld-library-path "$system" --dot > "$scratch/graph.dot" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --ld-library-path "$system" --dot > "$scratch/graph.dot"
 grep -q '^digraph condacuda' "$scratch/graph.dot" || fail "no digraph"
 grep -q 'label="libnvJitLink.so.12", color=red' "$scratch/graph.dot" || fail "no red nvJitLink edge"
 note "doctor on the demo env agrees with the real loader"
 
 # --driver: the driver rule names where the version came from (issue 24, point 6).
-"$CONDACUDA" doctor -p "$env" --ld-library-path "$nvjitlink" --driver 450.80 --json > "$scratch/driver.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --ld-library-path "$nvjitlink" --driver 450.80 --json > "$scratch/driver.json" # driver-too-old
 expect_eq "$(json "$scratch/driver.json" \
   'any("from --driver" in e for f in j["findings"] if f["code"] == "driver-too-old" for e in f["evidence"] + [f["title"]])')" \
   True "driver-too-old says --driver"

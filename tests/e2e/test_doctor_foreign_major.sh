@@ -8,14 +8,9 @@
 # env still has one. Then the same with this machine's real CUDA 13 through
 # /etc/ld.so.cache, when it has one.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE LD_LIBRARY_PATH
+unset LD_LIBRARY_PATH
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
-import='import demotorch; print("sparse", demotorch.sparse_version())'
+demo_env "$scratch/demo"
 cuda13=$scratch/opt/cuda-13.0/lib64
 mkdir -p "$cuda13"
 # A CUDA 13 cuSPARSE as the toolkit ships it: soname libcusparse.so.12 (the

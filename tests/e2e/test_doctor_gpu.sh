@@ -136,7 +136,7 @@ if make_cuda13_env "$scratch/cu13"; then
     "cuSPARSE on a V100, and its fix (the CUDA 12 package, no CUDA 13 version for it)"
   expect_eq "$(json "$scratch/v100.json" "[f['fix'] for f in j['findings'] if f['library'] == 'libcublas.so.13' and 'nvidia-cublas-cu12 13' in f['fix']]")" \
     "[]" "issue 24: no 'CUDA 12 build of nvidia-cublas 13.1.0.3'"
-  "$CONDACUDA" doctor -p "$scratch/cu13" --gpu H100 --driver 580.65.06 --json > "$scratch/h100.json" || true
+  expect_status 0 "$CONDACUDA" doctor -p "$scratch/cu13" --gpu H100 --driver 580.65.06 --json > "$scratch/h100.json"
   expect_eq "$(json "$scratch/h100.json" "[f['library'] for f in j['findings'] if f['code'] in ('no-kernel-image', 'ptx-jit-only')]")" "[]" "H100: nothing missing"
 else
   note "no /usr/local/cuda/dist-info: the real libraries are not tried"

@@ -9,13 +9,10 @@
 # agree with themselves and the activated import works; once the strays are
 # uninstalled (as pip does: the files of their RECORD), doctor is healthy.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1 XDG_CACHE_HOME=$scratch/cache
-unset CONDACUDA_HOOK_STATE
+export XDG_CACHE_HOME=$scratch/cache
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
+demo_env "$scratch/demo"
+export LD_LIBRARY_PATH=$system
 
 note "the CUDA 13 wheels: cuSPARSE (soname libcusparse.so.12 in CUDA 13 too) and nvJitLink 13"
 cu13=$sp/nvidia/cu13/lib
@@ -47,7 +44,7 @@ expect_eq "$(json "$scratch/doctor.json" '[f["fix"] for f in j["findings"] if "i
   "[]" "no fix installs a package the env has"
 
 note "lock: the series is the consumers' major"
-"$CONDACUDA" lock -p "$env" --driver none -o "$scratch/cuda.lock.yml" || true
+expect_status 0 "$CONDACUDA" lock -p "$env" --driver none -o "$scratch/cuda.lock.yml"
 series=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["alignment"]["series"])' "$scratch/cuda.lock.yml")
 expect_eq "$series" 12.4 "the series, the newest of the CUDA 12 wheels (nvidia-nvjitlink-cu12 12.4.127), not 13.0"
 

@@ -72,7 +72,7 @@ printf '%s\n' 'jax_plugins/xla_cuda13/xla_cuda_plugin.so,,' 'jax_cuda13_plugin-0
 modules=$cuda121:$cudnn:$nccl
 note "LD_LIBRARY_PATH=$modules"
 expect_status 1 env LD_LIBRARY_PATH="$modules" "$CONDACUDA" doctor -p "$env" --json > "$scratch/doctor.json"
-env LD_LIBRARY_PATH="$modules" "$CONDACUDA" doctor -p "$env" > "$scratch/doctor.txt" || true
+expect_status 1 env LD_LIBRARY_PATH="$modules" "$CONDACUDA" doctor -p "$env" > "$scratch/doctor.txt"
 cat "$scratch/doctor.txt"
 LD_LIBRARY_PATH=$modules python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py" "$scratch/doctor.json" \
   --probe "$CONDACUDA_DLOPEN_PROBE" --ldd

@@ -17,13 +17,9 @@
 # LD_LIBRARY_PATH once --pin pins it (its import-order error names it). Then the pairs that must not give
 # a finding: no shared soname, or a shared soname resolved to the same file.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE LD_LIBRARY_PATH
+unset LD_LIBRARY_PATH
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
+demo_env "$scratch/demo"
 ext=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
 include=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 "$CONDACUDA" repair -p "$env" > /dev/null
@@ -108,7 +104,7 @@ activated() { # PYTHON CODE: runs it with the env's hook sourced, as `conda acti
 expect_eq "$(activated 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" "activated: condaext then demotorch"
 expect_eq "$(activated 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" "activated: demotorch then condaext"
 hooked=$(CONDA_PREFIX=$env bash -c '. "$CONDA_PREFIX/etc/conda/activate.d/condacuda.sh"; echo "$LD_LIBRARY_PATH"')
-LD_LIBRARY_PATH=$hooked "$CONDACUDA" doctor -p "$env" --context activated --json > "$scratch/activated.json" || true
+LD_LIBRARY_PATH=$hooked expect_status 0 "$CONDACUDA" doctor -p "$env" --context activated --json > "$scratch/activated.json"
 expect_eq "$(json "$scratch/activated.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
   "[]" "doctor, activated: no import-order error"
 LD_LIBRARY_PATH=$hooked expect_status 0 "$CONDACUDA" doctor -p "$env" --context activated --imports condaext,demotorch._C > /dev/null
@@ -135,7 +131,7 @@ expect_eq "$(json "$scratch/link.json" '[(l["path"], l["target"]) for l in j["pl
 expect_eq "$(json "$scratch/link.json" 'j["plan"]["order_limits"]')" "[]" "no limit left"
 expect_eq "$("$py" -c 'import condaext, demotorch; print(condaext.version())')" "(12, 4)" "not activated: condaext then demotorch"
 expect_eq "$("$py" -c 'import demotorch, condaext; print(condaext.version())')" "(12, 4)" "not activated: demotorch then condaext"
-"$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/linked.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/linked.json"
 expect_eq "$(json "$scratch/linked.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order" and f["severity"] == "error"]')" \
   "[]" "doctor, not activated: no import-order error"
 
@@ -168,6 +164,8 @@ cc -shared -fPIC -I"$include" -o "$sp/plain$ext" "$scratch/plain.c"
 # shellcheck disable=SC2016
 cc -shared -fPIC -I"$include" -Wl,--enable-new-dtags,-rpath,'$ORIGIN/nvidia/nvjitlink/lib' -o "$sp/condaext$ext" \
   "$scratch/condaext.c" -L"$sp/nvidia/nvjitlink/lib" -l:libnvJitLink.so.12
-"$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/clean.json" || true
+# Exit 1: not activated, the env's cuSPARSE does not find its nvJitLink
+# (not-found, not-activated); no import-order finding is among them.
+expect_status 1 "$CONDACUDA" doctor -p "$env" --no-ld-library-path --context not-activated --json > "$scratch/clean.json"
 expect_eq "$(json "$scratch/clean.json" '[f["title"] for f in j["findings"] if f["code"] == "import-order"]')" "[]" "no import-order finding"
 "$py" -c 'import condaext, demotorch, plain' || fail "the real process disagrees: a clean env fails in one order"

@@ -61,7 +61,7 @@ note "N = 600: doctor and repair --dry-run"
 make_import_order_env "$scratch/n600" 600
 env=$scratch/n600/env
 start=$(date +%s.%N)
-"$CONDACUDA" doctor -p "$env" --no-ld-library-path --json > "$scratch/n600.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$env" --no-ld-library-path --json > "$scratch/n600.json"
 end=$(date +%s.%N)
 note "doctor, N = 600: $(python3 -c "print('%.2f' % ($end - $start))") s wall (both contexts)"
 python3 - "$scratch/n600.json" << 'PY' || fail "doctor on N = 600"
@@ -74,7 +74,7 @@ assert not [f for f in j["findings"] if f["code"] == "import-order-skipped"], "n
 print("# doctor, N = 600: %d import-order findings for libnvJitLink.so.12 list the 600 extensions" % len(order))
 PY
 start=$(date +%s.%N)
-"$CONDACUDA" repair -p "$env" --dry-run --json > "$scratch/repair.json" || true
+expect_status 0 "$CONDACUDA" repair -p "$env" --dry-run --json > "$scratch/repair.json"
 end=$(date +%s.%N)
 note "repair --dry-run, N = 600: $(python3 -c "print('%.2f' % ($end - $start))") s wall"
 expect_eq "$(json "$scratch/repair.json" 'j["verification"]["ok"]')" True "verified, the limit excused"

@@ -3,8 +3,7 @@
 # sources) and on the same env under a path with spaces, `$` and quotes.
 source "$(dirname "$0")/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 "$CONDACUDA" info -p "$env" --json > "$scratch/info.json"
 expect_eq "$(json "$scratch/info.json" 'j["schema"]')" "condacuda.info/1" schema
 expect_eq "$(json "$scratch/info.json" 'j["env"]["kind"]')" "conda" kind

@@ -13,10 +13,9 @@ source "$(dirname "$0")/lib.sh"
 export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache CONDA_ENVS_DIRS=$scratch/envs
 unset CONDA_ENVS_PATH CONDA_PREFIX VIRTUAL_ENV CONDA_ROOT CONDA_EXE MAMBA_ROOT_PREFIX
 mkdir -p "$HOME" "$scratch/envs"
-build_demo_env "$scratch/demo"
-mv "$scratch/demo/env" "$scratch/envs/seed"
+demo_env "$scratch/demo"
+mv "$env" "$scratch/envs/seed"
 env=$scratch/envs/seed
-system=$scratch/demo/system-cuda-12.0/lib64
 docs=$CONDACUDA_SOURCE_DIR/docs/json.md
 checker=$CONDACUDA_SOURCE_DIR/tests/tools/check_json_docs.py
 checked=()

@@ -16,16 +16,9 @@
 #     judges it not activated only, and repair never says ok while the launch
 #     fails: it exits 1, names the launch and the ways out, writes nothing.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-module=$scratch/demo/system-cuda-12.0/lib64
-py=$env/bin/python3
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
+module=$system
 cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
-import='import demotorch; print("sparse", demotorch.sparse_version())'
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 broken="undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
 manifest=$env/etc/condacuda/manifest.yml
@@ -49,7 +42,7 @@ expect_eq "$(module_import)" "sparse 12100" "module launch after repair --pin"
 expect_eq "$(launches)" "$module" "recorded launches"
 
 note "1. a clean shell: no stale-repair, and its repair keeps the pin"
-env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --json > "$scratch/clean.json" || true
+expect_status 0 env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --json > "$scratch/clean.json"
 expect_eq "$(json "$scratch/clean.json" '[f["code"] for f in j["findings"] if f["code"] == "stale-repair"]')" "[]" \
   "stale-repair in a clean shell"
 expect_eq "$(json "$scratch/clean.json" '[f["severity"] for f in j["findings"] if f["code"] == "unverified-launch"]')" \
@@ -62,7 +55,7 @@ expect_eq "$(json "$scratch/clean-repair.json" \
   "['not activated, recorded launch', 'recorded launch']" "the module launch verified from the clean shell"
 expect_eq "$(module_import)" "sparse 12100" "module launch after a clean-shell repair"
 expect_eq "$(launches | tr '\n' ' ')" "$module (unset) " "both launches recorded"
-LD_LIBRARY_PATH=$module "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json" || true
+expect_status 0 env LD_LIBRARY_PATH="$module" "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json"
 expect_eq "$(json "$scratch/module.json" '[f["code"] for f in j["findings"] if f["code"] in ("stale-repair", "unverified-launch")]')" \
   "[]" "the module shell after both repairs"
 
@@ -78,14 +71,14 @@ cmp -s "$scratch/original" "$scratch/after-undo" || { diff "$scratch/original" "
 
 note "2. a plain repair from a clean shell; doctor in another shell: no stale-repair"
 env -u LD_LIBRARY_PATH "$CONDACUDA" repair -p "$env" > /dev/null
-LD_LIBRARY_PATH=$module "$CONDACUDA" doctor -p "$env" --json > "$scratch/other.json" || true
+expect_status 0 env LD_LIBRARY_PATH="$module" "$CONDACUDA" doctor -p "$env" --json > "$scratch/other.json"
 expect_eq "$(json "$scratch/other.json" '[f["code"] for f in j["findings"] if f["code"] == "stale-repair"]')" "[]" \
   "stale-repair for a shell change"
 expect_eq "$(json "$scratch/other.json" '[f["code"] for f in j["findings"] if f["code"] == "unverified-launch"]')" \
   "['unverified-launch']" "the shell's own finding"
 expect_eq "$(json "$scratch/other.json" '"condacuda repair" in [f for f in j["findings"] if f["code"] == "unverified-launch"][0]["fix"]')" \
   True "its fix"
-LD_LIBRARY_PATH=$module "$CONDACUDA" doctor -p "$env" > "$scratch/other.txt" || true
+expect_status 0 env LD_LIBRARY_PATH="$module" "$CONDACUDA" doctor -p "$env" > "$scratch/other.txt"
 grep -q "the env changed" "$scratch/other.txt" && fail "doctor says the env changed"
 
 note "3. module load after activation: doctor judges the shell's real order"
@@ -145,7 +138,7 @@ expect_eq "$(bash -c '. "$1/bin/activate" 2> /dev/null || export PATH=$1/bin:$PA
 LD_LIBRARY_PATH=$module "$CONDACUDA" doctor -p "$env" --json > "$scratch/uv-doctor.json"
 expect_eq "$(json "$scratch/uv-doctor.json" 'j["context"]')" not-activated "a venv is judged not activated"
 LD_LIBRARY_PATH=$module python3 "$oracle" "$scratch/uv-doctor.json" --python "$py" > /dev/null
-LD_LIBRARY_PATH=$module "$CONDACUDA" repair -p "$env" --json > "$scratch/uv-again.json" || true
+expect_status 0 env LD_LIBRARY_PATH="$module" "$CONDACUDA" repair -p "$env" --json > "$scratch/uv-again.json"
 expect_eq "$(json "$scratch/uv-again.json" 'j["outcome"]')" unchanged "a second repair"
 expect_eq "$(cd "$cache" && find . -type f -print0 | sort -z | xargs -0 sha256sum)" "$(cat "$scratch/cache.sha")" "the cache after repair"
 "$CONDACUDA" undo -p "$env" > /dev/null
@@ -161,7 +154,7 @@ cc -shared -fPIC -Wl,-soname,libcusparse.so.12 -o "$cache/nvidia/cusparse/lib/li
 tree_state "$env" > "$scratch/venv-before"
 expect_status 1 env LD_LIBRARY_PATH="$module" "$CONDACUDA" repair -p "$env" --json > "$scratch/uv-refused.json"
 expect_eq "$(json "$scratch/uv-refused.json" 'j["outcome"]')" cannot-repair "the unpinnable venv's outcome"
-LD_LIBRARY_PATH=$module "$CONDACUDA" repair -p "$env" > "$scratch/uv.txt" || true
+expect_status 1 env LD_LIBRARY_PATH="$module" "$CONDACUDA" repair -p "$env" > "$scratch/uv.txt"
 grep -q "condacuda run" "$scratch/uv.txt" || fail "condacuda run not named: $(cat "$scratch/uv.txt")"
 grep -qE '^  ok  not activated:' "$scratch/uv.txt" && fail "repair says ok for a launch that fails"
 tree_state "$env" > "$scratch/venv-after"

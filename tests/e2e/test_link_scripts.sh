@@ -10,12 +10,7 @@
 # .messages.txt says what happened; after pre-unlink the env is byte for byte
 # as before. A post-link on an env beyond repair exits 0 and explains.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
-import='import demotorch; print("sparse", demotorch.sparse_version())'
+demo_env "$scratch/demo"
 root=$scratch/root-prefix
 mkdir -p "$root"
 

@@ -8,9 +8,7 @@
 # < 525) exits 1 naming the rule, where a lock without a driver matched.
 source "$(dirname "$0")/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
+demo_env "$scratch/demo"
 export XDG_CACHE_HOME=$scratch/cache
 cusparse=$(echo "$env"/lib/python3*/site-packages/nvidia/cusparse/lib/libcusparse.so.12)
 nvjitlink=$(dirname "$(echo "$env"/lib/python3*/site-packages/nvidia/nvjitlink/lib/libnvJitLink.so.12)")

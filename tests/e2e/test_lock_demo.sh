@@ -6,8 +6,7 @@
 # line and column, --json for both.
 source "$(dirname "$0")/lib.sh"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 export XDG_CACHE_HOME=$scratch/cache
 fixtures=$CONDACUDA_SOURCE_DIR/tests/fixtures/lock
 

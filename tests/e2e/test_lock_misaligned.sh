@@ -82,7 +82,7 @@ f='[f for f in j["findings"] if f["code"] == "misaligned"]'
 expect_eq "$(json "$scratch/doctor.json" "[x['fix'] for x in $f]")" \
   "[\"pip install --upgrade 'nvidia-nvjitlink-cu12>=12.4'\", \"pip install --upgrade 'nvidia-nvjitlink-cu12>=12.4'\"]" fixes
 expect_eq "$(json "$scratch/doctor.json" "[x['min_release'] for x in $f]")" "['12.4', '12.4']" "doctor min release"
-env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --color never > "$scratch/doctor.txt" || true
+expect_status 1 env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --color never > "$scratch/doctor.txt"
 grep -q "alignment rule 'symbols'" "$scratch/doctor.txt" || fail "doctor names the rule"
 
 note "lock --check of the env as it was: the verdict changed"

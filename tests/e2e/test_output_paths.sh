@@ -10,9 +10,7 @@
 #    dangling one creates its target;
 #  - a folder: exit 2, nothing changed.
 source "$(dirname "$0")/lib.sh"
-unset CONDACUDA_HOOK_STATE
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 "$CONDACUDA" lock -p "$env" -o "$scratch/expected.yml" > /dev/null
 expected=$(sha256sum < "$scratch/expected.yml")
 

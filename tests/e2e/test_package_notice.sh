@@ -8,14 +8,10 @@
 # bash, zsh, dash and fish, CONDACUDA_QUIET=1 hides it, and after the repair
 # no activation prints anything and the activated import works.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1 XDG_CACHE_HOME=$scratch/cache
-unset CONDACUDA_HOOK_STATE CONDACUDA_QUIET
+export XDG_CACHE_HOME=$scratch/cache
+unset CONDACUDA_QUIET
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-system=$scratch/demo/system-cuda-12.0/lib64
-import='import demotorch; print("sparse", demotorch.sparse_version())'
+demo_env "$scratch/demo"
 
 note "conda create -n x python condacuda: the env without torch and its CUDA wheels"
 mkdir "$scratch/wheels"

@@ -9,13 +9,10 @@
 # refuses, and a ';' folder inside the env gets a fix that names it.
 # (The hooks' side: tests/shell, "a prefix with a semicolon".)
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE LD_LIBRARY_PATH
+unset LD_LIBRARY_PATH
 
 note "a prefix with ';': run refuses it, and nothing planted under the cwd runs"
-build_demo_env "$scratch/s;x"
-env="$scratch/s;x/env"
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/s;x"
 cwd=$scratch/cwd
 # What '…/s;x/env/<folder>' becomes for the loader: '…/s' and 'x/env/<folder>'.
 planted=$cwd/x/env/${sp#"$env"/}/nvidia/cuda_runtime/lib
@@ -47,9 +44,7 @@ expect_status 2 bash -c 'cd "$1" && "$CONDACUDA" run -p "$2" -- t 2> /dev/null' 
 [ ! -e "$scratch/RAN" ] || fail "run ran ./y/bin/t from the cwd"
 
 note "a ';' folder inside the env: doctor's fix names it, repair refuses it"
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 mv "$sp/nvidia/nvjitlink" "$sp/nvidia/nvjit;link"
 sed -i 's|^nvidia/nvjitlink/|nvidia/nvjit;link/|' "$sp"/nvidia_nvjitlink*.dist-info/RECORD
 expect_status 1 env LD_LIBRARY_PATH="$scratch/system-lib64" "$CONDACUDA" doctor -p "$env" --json > "$scratch/folder.json"

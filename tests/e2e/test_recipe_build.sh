@@ -9,11 +9,21 @@
 #   release tarball, url + sha256), and agree on version, requirements,
 #   tests, license (SPDX BSD-3-Clause, license_file), about links and
 #   extra.recipe-maintainers.
-# - Their build script, packaging/conda/build.sh, runs as the tools run it
-#   (source copied as rattler-build copies a path source; PREFIX, SRC_DIR,
-#   CPU_COUNT, and the CMAKE_ARGS of conda-forge's compiler activation minus
-#   its toolchain paths) into a fresh prefix, with the unit tests built and
-#   run as the recipes' build runs them (neither recipe turns them off).
+# - Their build script, packaging/conda/build.sh, as its text says: cmake
+#   -G Ninja, Release, CONDACUDA_STATIC_RUNTIME=OFF, CONDACUDA_BUILD_TESTS=ON
+#   and CMAKE_ARGS last; the build; ctest -L unit unless cross-compiling;
+#   cmake --install; then only the lines that put the link scripts and the
+#   activation notice into the prefix.
+# - The package's prefix. By default (e2e.recipe_build, seconds): this
+#   build's `cmake --install` plus those lines of build.sh after its own
+#   install, run for real (install_condacuda_package, lib.sh). With
+#   CONDACUDA_FULL_RECIPE_BUILD=1 (e2e.recipe_build_full, label `full`,
+#   which tests/run.sh runs only with CONDACUDA_FULL=1): build.sh itself, run
+#   as the tools run it (source copied as rattler-build copies a path source;
+#   PREFIX, SRC_DIR, CPU_COUNT, and the CMAKE_ARGS of conda-forge's compiler
+#   activation minus its toolchain paths) into a fresh prefix, a second
+#   Release build with the unit tests built and run as the recipes' build
+#   runs them (neither recipe turns them off), yaml-cpp linked dynamically.
 # - The files of the recipe's package_contents test are there, the license
 #   file the recipes name is installed (share/doc/condacuda/LICENSE), and
 #   both recipes' test commands pass against that prefix.
@@ -163,41 +173,105 @@ print("# recipe.yaml and meta.yaml: version %s, %s, %d host requirements, %d tes
          "a placeholder (all zeros)" if set(ctx["sha256"]) == {"0"} else ctx["sha256"]))
 PY
 
-note "the build script, run as the recipe tools run it (the unit tests included)"
-work=$scratch/work prefix=$scratch/prefix
-mkdir -p "$work" "$prefix"
-# rattler-build copies a path source minus what .gitignore ignores.
-if git -C "$CONDACUDA_SOURCE_DIR" rev-parse --git-dir > /dev/null 2>&1; then
-  (cd "$CONDACUDA_SOURCE_DIR" && { git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$work" 2> /dev/null || true; })
+note "build.sh's commands, from its text (e2e.recipe_build_full runs them)"
+python3 - "$recipes/build.sh" <<'PY'
+import shlex, sys
+
+def check(cond, what):
+    if not cond:
+        sys.exit("FAIL: build.sh: " + what)
+
+# Its commands, one a line: comment lines out, continuation lines joined,
+# blanks collapsed.
+lines, cur = [], ""
+for raw in open(sys.argv[1]).read().splitlines():
+    if not cur and raw.lstrip().startswith("#"):
+        continue
+    if raw.endswith("\\"):
+        cur += raw[:-1] + " "
+        continue
+    cur = " ".join((cur + raw).split())
+    if cur:
+        lines.append(cur)
+    cur = ""
+
+def one(prefix, what):
+    found = [i for i, l in enumerate(lines) if l.startswith(prefix)]
+    check(len(found) == 1, "%s: %d lines start with %r, one expected" % (what, len(found), prefix))
+    return found[0]
+
+s = one("set ", "its shell options")
+check(shlex.split(lines[s])[1:] == ["-euxo", "pipefail"], "set -euxo pipefail (a failed step fails the build), got %s" % lines[s])
+configure = one("cmake -S ", "the configure command")
+words = shlex.split(lines[configure])
+check(words[:7] == ["cmake", "-S", "${SRC_DIR:-.}", "-B", "build-conda", "-G", "Ninja"],
+      "cmake -S ${SRC_DIR:-.} -B build-conda -G Ninja, got %s" % words[:7])
+for d in ("-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_PREFIX=$PREFIX", "-DCMAKE_INSTALL_LIBDIR=lib",
+          "-DCONDACUDA_STATIC_RUNTIME=OFF", "-DCONDACUDA_BUILD_TESTS=ON"):
+    check(d in words, "the configure command lacks " + d)
+# Unquoted, so that a list splits into arguments; last, so that a packager's settings win.
+check(lines[configure].split()[-1] == "${CMAKE_ARGS:-}", "${CMAKE_ARGS:-} last and unquoted, got %s" % lines[configure].split()[-1])
+build = one("cmake --build ", "the build command")
+check(shlex.split(lines[build])[:3] == ["cmake", "--build", "build-conda"], "cmake --build build-conda, got %s" % lines[build])
+unit = one("ctest ", "the unit tests")
+check(shlex.split(lines[unit])[:5] == ["ctest", "--test-dir", "build-conda", "-L", "unit"],
+      "ctest --test-dir build-conda -L unit, got %s" % lines[unit])
+check(lines[unit - 1].startswith("if ") and '"${CONDA_BUILD_CROSS_COMPILATION:-0}" != 1' in lines[unit - 1]
+      and lines[unit + 1] == "fi", "the unit tests run unless cross-compiling, got %s" % lines[unit - 1])
+install = one("cmake --install ", "the install command")
+check(lines[install] == "cmake --install build-conda", "cmake --install build-conda, got %s" % lines[install])
+check(configure < build < unit < install, "the order: configure, build, unit tests, install")
+# What install_condacuda_package runs after this build's own install.
+after = lines[install + 1:]
+check(after and not [l for l in after if l.split()[0] in ("cmake", "ctest", "ninja", "make")],
+      "after cmake --install: no build step, got %s" % after)
+print("# build.sh: cmake -G Ninja, Release, static runtime off, tests on, ${CMAKE_ARGS:-} last; "
+      "ctest -L unit unless cross-compiling; cmake --install, then %d commands" % len(after))
+PY
+
+prefix=$scratch/prefix
+if [ "${CONDACUDA_FULL_RECIPE_BUILD:-}" = 1 ]; then
+  note "the build script, run as the recipe tools run it (the unit tests included)"
+  work=$scratch/work
+  mkdir -p "$work" "$prefix"
+  # rattler-build copies a path source minus what .gitignore ignores.
+  if git -C "$CONDACUDA_SOURCE_DIR" rev-parse --git-dir > /dev/null 2>&1; then
+    (cd "$CONDACUDA_SOURCE_DIR" && { git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$work" 2> /dev/null || true; })
+  else
+    (cd "$CONDACUDA_SOURCE_DIR" && tar --exclude='./build*' -cf - .) | tar -xf - -C "$work"
+  fi
+  [ -f "$work/CMakeLists.txt" ] || fail "source copy"
+  # CMAKE_ARGS as conda-forge's compiler activation sets it, minus the toolchain
+  # paths (-DCMAKE_AR=..., CMAKE_FIND_ROOT_PATH=$PREFIX;...): here the
+  # compilers and libraries are the system's.
+  start=$(date +%s)
+  (cd "$work" && env PREFIX="$prefix" SRC_DIR="$work" CPU_COUNT=2 RECIPE_DIR="$recipes" \
+    CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$prefix -DCMAKE_INSTALL_LIBDIR=lib" \
+    bash "$recipes/build.sh" > "$scratch/build.log" 2>&1) ||
+    { tail -40 "$scratch/build.log"; fail "build.sh"; }
+  note "build.sh: $(( $(date +%s) - start )) s"
+  # build.sh runs under `set -x`: its trace shows the unit tests ran, and passed.
+  grep -q '^+ ctest --test-dir build-conda -L unit' "$scratch/build.log" || fail "build.sh did not run the unit tests"
+  unit_summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$scratch/build.log" || true)
+  [ -n "$unit_summary" ] || fail "no ctest summary in build.sh's log"
+  grep -q '^100% tests passed, 0 tests failed' <<< "$unit_summary" || fail "unit tests in build.sh: $unit_summary"
+  note "build.sh's unit tests: $unit_summary"
+  grep -q "libyaml-cpp" <<< "$(ldd "$prefix/bin/condacuda")" || fail "the conda build should link yaml-cpp dynamically"
+  source_dir=$work
 else
-  (cd "$CONDACUDA_SOURCE_DIR" && tar --exclude='./build*' -cf - .) | tar -xf - -C "$work"
+  note "the package's prefix: this build's cmake --install, then build.sh's lines after its own (build.sh itself: CONDACUDA_FULL_RECIPE_BUILD=1)"
+  install_condacuda_package "$prefix"
+  source_dir=$CONDACUDA_SOURCE_DIR
 fi
-[ -f "$work/CMakeLists.txt" ] || fail "source copy"
-# CMAKE_ARGS as conda-forge's compiler activation sets it, minus the toolchain
-# paths (-DCMAKE_AR=..., CMAKE_FIND_ROOT_PATH=$PREFIX;...): here the
-# compilers and libraries are the system's.
-start=$(date +%s)
-(cd "$work" && env PREFIX="$prefix" SRC_DIR="$work" CPU_COUNT=2 RECIPE_DIR="$recipes" \
-  CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$prefix -DCMAKE_INSTALL_LIBDIR=lib" \
-  bash "$recipes/build.sh" > "$scratch/build.log" 2>&1) ||
-  { tail -40 "$scratch/build.log"; fail "build.sh"; }
-note "build.sh: $(( $(date +%s) - start )) s"
-# build.sh runs under `set -x`: its trace shows the unit tests ran, and passed.
-grep -q '^+ ctest --test-dir build-conda -L unit' "$scratch/build.log" || fail "build.sh did not run the unit tests"
-unit_summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$scratch/build.log" || true)
-[ -n "$unit_summary" ] || fail "no ctest summary in build.sh's log"
-grep -q '^100% tests passed, 0 tests failed' <<< "$unit_summary" || fail "unit tests in build.sh: $unit_summary"
-note "build.sh's unit tests: $unit_summary"
 
 note "package contents"
 python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))["files"]))' "$scratch/recipes.json" |
   while read -r f; do [ -e "$prefix/$f" ] || fail "not in the package: $f"; done
 [ -z "$(find "$prefix" -path "$prefix/build*" -prune -o -name '*.a' -print)" ] || fail "static libraries in the package"
-grep -q "libyaml-cpp" <<< "$(ldd "$prefix/bin/condacuda")" || fail "the conda build should link yaml-cpp dynamically"
 license_file=$(json "$scratch/recipes.json" 'j["license_file"]')
 license_installed=$(json "$scratch/recipes.json" 'j["license_installed"]')
-cmp -s "$work/$license_file" "$prefix/$license_installed" ||
-  fail "build.sh did not install the recipes' license_file ($license_file) as $license_installed"
+cmp -s "$source_dir/$license_file" "$prefix/$license_installed" ||
+  fail "the prefix lacks the recipes' license_file ($license_file) as $license_installed"
 note "license: $license_file of the source is $license_installed in the prefix"
 
 note "both recipes' test commands, against the prefix"

@@ -5,11 +5,9 @@
 # condacuda holds the env; after each round the env is either repaired or as
 # it was (nothing half done), and undo then gives the original tree back.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
+unset LD_LIBRARY_PATH
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 tree_state "$env" > "$scratch/original"
 "$CONDACUDA" repair -p "$env" > /dev/null
 tree_state "$env" > "$scratch/repaired"

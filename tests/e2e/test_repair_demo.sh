@@ -6,13 +6,7 @@
 # byte-identical to before. Then: idempotence, `condacuda run`, the symlink
 # alone with a clean LD_LIBRARY_PATH, undo restoring the env byte for byte.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
-py=$env/bin/python3
-import='import demotorch; print("sparse", demotorch.sparse_version())'
+demo_env "$scratch/demo"
 
 # A listing of the env: path, type, size, link target, content hash.
 fingerprint() {

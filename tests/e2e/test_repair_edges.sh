@@ -6,12 +6,9 @@
 # concurrent repairs serialise on the env lock; undo leaves (and reports) a
 # hook the user changed. An unwritable prefix: test_repair_unwritable.sh.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
 listing() { (cd "$1" && find . -printf '%p %y %s %l\n' | sort); }
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 
 note "--dry-run writes nothing"
 listing "$env" > "$scratch/l0"
@@ -80,7 +77,7 @@ head -c 100 "$scratch/manifest.good" > "$manifest"
 mv "$manifest" "$manifest.corrupt"
 "$CONDACUDA" repair -p "$scratch/record" > "$scratch/record-repair.out" ||
   { cat "$scratch/record-repair.out" >&2; fail "repair after the record was moved away"; }
-"$CONDACUDA" doctor -p "$scratch/record" --json > "$scratch/record-after.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$scratch/record" --json > "$scratch/record-after.json"
 expect_eq "$(json "$scratch/record-after.json" '[f["code"] for f in j["findings"] if "repair" in f["code"]]')" "[]" \
   "repair findings once mended"
 

@@ -10,17 +10,14 @@
 # each write (a small tmpfs), where mounting one is allowed.
 source "$(dirname "$0")/lib.sh"
 command -v strace > /dev/null || skip "strace is not installed"
-export PYTHONDONTWRITEBYTECODE=1
-unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
+unset LD_LIBRARY_PATH
 
 same_tree() { # DIR EXPECTED WHAT
   tree_state "$1" > "$scratch/t"
   cmp -s "$2" "$scratch/t" || { diff "$2" "$scratch/t" >&2; fail "$3"; }
 }
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 # An extra CUDA folder and a consumer that needs it: a later repair updates the hooks.
 mkdir -p "$scratch/extra/cublas/lib" "$scratch/extra/demotorch"
 printf 'int cublasCreate_v2(void) { return 0; }\n' > "$scratch/extra/cublas.c"
@@ -57,7 +54,9 @@ original_of() { [ "$1" = update ] && echo "$scratch/original_extra" || echo "$sc
 repaired_of() { [ "$1" = update ] && echo "$scratch/repaired_extra" || echo "$scratch/repaired"; }
 # Back to the plain demo env between runs.
 reset_env() {
-  "$CONDACUDA" undo -p "$env" > /dev/null 2>&1 || true
+  local status=0
+  "$CONDACUDA" undo -p "$env" > "$scratch/reset.out" 2>&1 || status=$?
+  [ "$status" = 0 ] || { cat "$scratch/reset.out" >&2; fail "undo, to reset the env, exited $status"; }
   drop_extra
   same_tree "$env" "$scratch/original" "the env could not be reset"
 }
@@ -124,7 +123,7 @@ note "60 runs killed at random moments ($random_kills died before finishing), ea
 
 # A full disk at each write: the env on a small tmpfs, filled up to leave only N KiB.
 if [ "$(id -u)" = 0 ] && mkdir -p "$scratch/small" && mount -t tmpfs -o size=16m tmpfs "$scratch/small" 2> /dev/null; then
-  trap 'umount "$scratch/small" 2> /dev/null; cleanup' EXIT
+  trap 'status=$?; umount "$scratch/small" 2> /dev/null; cleanup "$status"' EXIT
   cp -a "$env" "$scratch/small/env"
   env=$scratch/small/env
   sp=$(echo "$env"/lib/python3*/site-packages)

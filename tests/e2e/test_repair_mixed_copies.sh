@@ -6,14 +6,7 @@
 # real loader). repair must choose the wheel's copy for the link and put its
 # folder before lib/, verify, and the activated import works.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
-import='import demotorch; print("sparse", demotorch.sparse_version())'
+demo_env "$scratch/demo"
 
 note "conda's cuda-nvjitlink 12.0.76 in \$PREFIX/lib, beside the 12.4 wheel"
 add_conda_nvjitlink_12_0 "$env"

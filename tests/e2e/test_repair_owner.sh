@@ -9,9 +9,8 @@
 source "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (it repairs an env root does not own)"
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
+demo_env "$scratch/demo"
+export LD_LIBRARY_PATH=$system
 # A user and a group that exist nowhere: the numbers are what is checked.
 owner=4242 group=4343
 chown -R -h "$owner:$group" "$env"

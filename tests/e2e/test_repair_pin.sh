@@ -15,16 +15,8 @@
 #  - the CUDA 13 wheel env (hard links into /usr/local/cuda) with the planted
 #    older nvJitLink 13, when this machine has it.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
-py=$env/bin/python3
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
-import='import demotorch; print("sparse", demotorch.sparse_version())'
 oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
 seed_error="undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12"
 
@@ -178,7 +170,9 @@ expect_eq "$(json "$scratch/venv.json" 'any("venv" in n for n in j["notes"])')" 
 expect_eq "$(LD_LIBRARY_PATH=$system "$py" -c "$import")" "sparse 12100" "venv, not activated"
 expect_eq "$("$CONDACUDA" run "$env" -- sh -c 'command -v python3')" "$env/bin/python3" "run finds the env's python"
 expect_eq "$("$CONDACUDA" run "$env" -- sh -c 'echo "$VIRTUAL_ENV"')" "$env" "run sets VIRTUAL_ENV"
-out=$("$CONDACUDA" run "$env" python3 -c 1 2>&1 || true)
+status=0
+out=$("$CONDACUDA" run "$env" python3 -c 1 2>&1) || status=$?
+expect_eq "$status" 2 "run without --: bad input"
 case "$out" in *"put -- before the command"*) ;; *) fail "run without --: $out" ;; esac
 LD_LIBRARY_PATH=$system "$CONDACUDA" repair -p "$env" --no-pin > /dev/null
 expect_eq "$(sha256sum < "$cusparse")" "$original_sha" "--no-pin takes the pin back"
@@ -212,7 +206,8 @@ if make_cuda13_env "$scratch/cu13" && [ -z "$(find "$scratch/cu13" -type l -name
   expect_eq "$(json "$scratch/cu13.json" 'sorted(set((l["launch"], l["soname"], l["copy"]) for l in j["plan"]["order_limits"]))')" \
     "[('not-activated', 'libnvJitLink.so.13', '$old/libnvJitLink.so.13')]" "the order limit: the planted copy, not activated"
   expect_eq "$(json "$scratch/cu13.json" 'any("import-order" in n and "before" in n for n in j["notes"])')" True "the note says which order works"
-  LD_LIBRARY_PATH=$old "$CONDACUDA" doctor -p "$cu13" --context not-activated --json > "$scratch/cu13-doctor.json" || true
+  # Exit 1: the import-order errors of the limit the plan names (below).
+  expect_status 1 env LD_LIBRARY_PATH="$old" "$CONDACUDA" doctor -p "$cu13" --context not-activated --json > "$scratch/cu13-doctor.json"
   expect_eq "$(json "$scratch/cu13-doctor.json" 'j["summary"]["fails"]')" 0 "CUDA 13 roots that fail not activated after the pins"
   expect_eq "$(json "$scratch/cu13-doctor.json" 'sorted(set(f["code"] for f in j["findings"] if f["severity"] == "error") - {"import-order"})')" \
     "[]" "errors other than import-order after the pins"

@@ -9,15 +9,8 @@
 # the tags as ld.so does, repair refuses that pin with the reason, leaves the
 # library as it was, and does not call the not-activated launch verified.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-system=$scratch/demo/system-cuda-12.0/lib64
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 cusparse=$sp/nvidia/cusparse/lib/libcusparse.so.12
-import='import demotorch; print("sparse", demotorch.sparse_version())'
 
 # The linker writes one of the two; make both: DT_RPATH '$ORIGIN' and
 # DT_AUXILIARY '/dormant' (each string in .dynstr), then retag them in place:
@@ -52,7 +45,7 @@ expect_eq "$tags" '(RUNPATH)[$ORIGIN] (RPATH)[/dormant] ' "the fixture's tags, i
 note "the real loader ignores the dormant RPATH: activated, the import works"
 "$CONDACUDA" repair -p "$env" > /dev/null
 expect_eq "$(LD_LIBRARY_PATH=$system "$CONDACUDA" run -p "$env" -- "$env/bin/python3" -c "$import")" "sparse 12100" "run"
-env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env" --context not-activated --json > "$scratch/before.json" || true
+expect_status 1 env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env" --context not-activated --json > "$scratch/before.json"
 LD_LIBRARY_PATH=$system python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py" "$scratch/before.json" \
   --probe "$CONDACUDA_DLOPEN_PROBE" > /dev/null || fail "doctor disagrees with the loader on both tags"
 

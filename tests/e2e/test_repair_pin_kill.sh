@@ -8,18 +8,15 @@
 # then the original, byte for byte; the cache's copy never changes.
 source "$(dirname "$0")/lib.sh"
 command -v strace > /dev/null || skip "strace is not installed"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
 
 same_tree() { # DIR EXPECTED WHAT
   tree_state "$1" > "$scratch/t"
   cmp -s "$2" "$scratch/t" || { diff "$2" "$scratch/t" >&2 || true; fail "$3"; }
 }
 
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
+demo_env "$scratch/demo"
 # The older system nvJitLink first: what makes cuSPARSE need its pin.
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
+export LD_LIBRARY_PATH=$system
 cusparse=$(echo "$env"/lib/python3*/site-packages/nvidia/cusparse/lib/libcusparse.so.12)
 mkdir -p "$scratch/pkgs"
 ln "$cusparse" "$scratch/pkgs/libcusparse.so.12"
@@ -37,7 +34,9 @@ expect_eq "$(stat -c %i "$cusparse")" "$(stat -c %i "$scratch/pkgs/libcusparse.s
 setup() { if [ "$1" = undo ]; then "$CONDACUDA" repair -p "$env" --pin > /dev/null; fi; }
 command_of() { [ "$1" = undo ] && echo undo || echo "repair --pin"; }
 reset_env() {
-  "$CONDACUDA" undo -p "$env" > /dev/null 2>&1 || true
+  local status=0
+  "$CONDACUDA" undo -p "$env" > "$scratch/reset.out" 2>&1 || status=$?
+  [ "$status" = 0 ] || { cat "$scratch/reset.out" >&2; fail "undo, to reset the env, exited $status"; }
   same_tree "$env" "$scratch/original" "the env could not be reset"
 }
 

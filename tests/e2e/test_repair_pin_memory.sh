@@ -8,12 +8,8 @@
 # checked byte for byte against the original, with the one tag changed.
 source "$(dirname "$0")/lib.sh"
 [ -x /usr/bin/time ] || skip "/usr/bin/time is not installed (Debian package time; tests/install-deps.sh)"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64 # the older nvJitLink first: cuSPARSE needs its pin
+demo_env "$scratch/demo"
+export LD_LIBRARY_PATH=$system # the older nvJitLink first: cuSPARSE needs its pin
 cusparse=$(echo "$env"/lib/python3*/site-packages/nvidia/cusparse/lib/libcusparse.so.12)
 # The same pin of the library at its own size (a few KiB): the binary's own
 # footprint. The bound is 64 MiB; a build whose footprint is already near it

@@ -14,14 +14,8 @@
 #    folder alive; doctor names it (`dangling-repair-link`); `repair` removes
 #    it, and so does `undo`.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-export LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64
-sp=$(echo "$env"/lib/python3*/site-packages)
-py=$env/bin/python3
+demo_env "$scratch/demo"
+export LD_LIBRARY_PATH=$system
 
 "$CONDACUDA" repair -p "$env" > /dev/null
 tree_state "$env" > "$scratch/repaired"
@@ -100,7 +94,7 @@ out=$(CONDACUDA_QUIET=1 activated "$load_extra" 2>&1 || true)
 case "$out" in *"libcublas.so.12: cannot open shared object file"*) ;; *) fail "stale hook, activated: $out" ;; esac
 
 note "doctor names the stale repair and what today's plan adds"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/stale.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json > "$scratch/stale.json" # libcublas.so.12 not found
 f='[f for f in j["findings"] if f["code"] == "stale-repair"]'
 expect_eq "$(json "$scratch/stale.json" "len($f)")" 1 "one stale-repair finding"
 expect_eq "$(json "$scratch/stale.json" "any('+ folder lib/python3' in e and e.endswith('/nvidia/cublas/lib') for e in ${f}[0]['evidence'])")" \
@@ -145,7 +139,7 @@ uninstall_cusparse() { # as pip does: the files its RECORD lists, then the folde
 uninstall_cusparse "$env"
 [ -L "$link" ] || fail "pip's removal took the link"
 expect_eq "$(ls "${link%/*}")" "libnvJitLink.so.12" "all that is left of cuSPARSE's folder"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/dangling.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json > "$scratch/dangling.json"
 f='[f for f in j["findings"] if f["code"] == "dangling-repair-link"]'
 expect_eq "$(json "$scratch/dangling.json" "[a.split('site-packages/')[1] for a in ${f}[0]['affects']]")" \
   "['nvidia/cusparse/lib/libnvJitLink.so.12']" "the dangling link named"
@@ -174,7 +168,7 @@ find "$sp/nvidia/nvjitlink" "$target_dist" -depth -type d -empty -delete # as pi
 [ -L "$link" ] || fail "pip's removal of nvJitLink took cuSPARSE's link"
 [ ! -e "$link" ] || fail "the link still leads to a file after nvJitLink's removal"
 expect_eq "$(ls "${link%/*}")" $'libcusparse.so.12\nlibnvJitLink.so.12' "cuSPARSE's folder after nvJitLink's removal"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/dangling-target.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json > "$scratch/dangling-target.json"
 f='[f for f in j["findings"] if f["code"] == "dangling-repair-link"]'
 expect_eq "$(json "$scratch/dangling-target.json" "[a.split('site-packages/')[1] for a in sum((x['affects'] for x in ${f}), [])]")" \
   "['nvidia/cusparse/lib/libnvJitLink.so.12']" "the link whose target is gone, in a folder with other files"

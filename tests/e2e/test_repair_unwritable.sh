@@ -4,7 +4,6 @@
 # runs repair as nobody through setpriv; as another user, on a copy of the
 # env it made read-only. Skipped (125) as root without setpriv.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
 listing() { (cd "$1" && find . -printf '%p %y %s %l\n' | sort); }
 
 as_user=()
@@ -13,14 +12,14 @@ if [ "$(id -u)" = 0 ]; then
   as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 fi
 
-build_demo_env "$scratch/demo"
+demo_env "$scratch/demo"
 ro=$scratch/ro
-cp -a "$scratch/demo/env" "$ro"
+cp -a "$env" "$ro"
 if [ ${#as_user[@]} -gt 0 ]; then
   chmod -R a+rX "$scratch"
 else
   # the scratch folder must stay removable when the test ends, failed or not
-  trap 'chmod -R u+w "$ro" 2> /dev/null || true; cleanup' EXIT
+  trap 'status=$?; chmod -R u+w "$ro" 2> /dev/null || true; cleanup "$status"' EXIT
   chmod -R a-w "$ro"
 fi
 listing "$ro" > "$scratch/r0"

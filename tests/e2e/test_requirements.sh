@@ -12,13 +12,7 @@
 # requirement and both versions; lock --check fails here; after repair the
 # activated import works, after repair --pin the launch without activation too.
 source "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-unset CONDACUDA_HOOK_STATE
-
-build_demo_env "$scratch/demo"
-env=$scratch/demo/env
-py=$env/bin/python3
-sp=$(echo "$env"/lib/python3*/site-packages)
+demo_env "$scratch/demo"
 opt=$scratch/opt-cudnn/lib
 # Without the system cuDNN: the env's own nvJitLink on the path (the demo's
 # cuSPARSE needs it; an unrepaired demo env does not load with it unset).
@@ -170,7 +164,7 @@ mkdir -p "$mod"
 gcc -shared -fPIC -Wl,-soname,libcudart.so.12 -o "$mod/libcudart.so.12.1.105" "$CONDACUDA_SOURCE_DIR/examples/demo-env/src/cudart.c"
 ln -s libcudart.so.12.1.105 "$mod/libcudart.so.12"
 cp -P "$opt/libcudnn.so.9" "$opt/libcudnn.so.9.1.0" "$mod/"
-LD_LIBRARY_PATH=$mod:$nccl_opt:$clean "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json" || true
+expect_status 1 env LD_LIBRARY_PATH="$mod:$nccl_opt:$clean" "$CONDACUDA" doctor -p "$env" --json > "$scratch/module.json"
 s="[f for f in j['findings'] if f['via_entry'] in ('$mod', '$nccl_opt')]"
 expect_eq "$(json "$scratch/module.json" "sorted(x['via_entry'] for x in $s)")" "$(printf "['%s', '%s']" "$mod" "$nccl_opt")" \
   "one finding per path entry"

@@ -18,6 +18,20 @@ check_json() {
   expect_eq "$(json "$out" 'j["exit_code"]')" "$want" "exit_code in the JSON"
 }
 
+# expect_check_status STATUS WITH_DRIVER WHAT: the exit status of a `check` whose
+# verdict depends on the machine. Without a libcuda.so.1 (has_driver) it is 3,
+# no usable GPU, whatever else failed: check decides that outcome first
+# (docs/gpu-check.md, "Outcomes and exit codes"). With one, the device steps
+# run and it is one of WITH_DRIVER (a list, e.g. "1 3": 3 stays possible, a
+# driver that finds no usable device).
+expect_check_status() {
+  if has_driver; then
+    case " $2 " in *" $1 "*) ;; *) fail "$3: expected exit status one of [$2] on this machine with a libcuda.so.1, got $1" ;; esac
+  else
+    expect_eq "$1" 3 "$3: exit status without a libcuda.so.1 (no usable GPU)"
+  fi
+}
+
 # predictions_agree FILE: every library and the whole object list as the
 # loader model predicted them.
 predictions_agree() {

@@ -3,32 +3,32 @@
 # lib.sh; each test is one shell, skipped with 125 when it is not installed).
 #
 # completion_setup SHELL: the generated completion for SHELL in
-# $TEST_TMP/completion.SHELL; `condacuda` (a link to the binary under test)
+# $scratch/completion.SHELL; `condacuda` (a link to the binary under test)
 # and a command `condacuda-test-tool` first on PATH; envs under
 # CONDA_ENVS_PATH whose names hold what splits or expands in a shell (a space,
-# `$`, `'`); and $TEST_TMP/cwd with files and folders named the same way.
-: "${CONDACUDA:?}"
+# `$`, `'`); and $scratch/cwd with files and folders named the same way.
+: "${CONDACUDA:?}" "${scratch:?sourced after lib.sh}"
 
 completion_setup() {
   local shell=$1 name
   require_command "$shell"
-  COMPLETION_BIN=$TEST_TMP/bin
-  mkdir -p "$COMPLETION_BIN" "$TEST_TMP/home"
+  COMPLETION_BIN=$scratch/bin
+  mkdir -p "$COMPLETION_BIN" "$scratch/home"
   ln -s "$CONDACUDA" "$COMPLETION_BIN/condacuda"
   printf '#!/bin/sh\nexit 0\n' > "$COMPLETION_BIN/condacuda-test-tool"
   chmod +x "$COMPLETION_BIN/condacuda-test-tool"
   # Names a line-based reader cannot take (a newline, ESC): `list --names`
   # leaves them out, `list` shows them escaped on one row each (issue 26).
   for name in alpha-env beta-env 'my env' 'cost$HOME' "it's" $'new\nline' $'esc\x1b[31mred'; do
-    mkdir -p "$TEST_TMP/envs/$name/conda-meta"
-    touch "$TEST_TMP/envs/$name/conda-meta/history"
+    mkdir -p "$scratch/envs/$name/conda-meta"
+    touch "$scratch/envs/$name/conda-meta/history"
   done
-  COMPLETION_CWD=$TEST_TMP/cwd
+  COMPLETION_CWD=$scratch/cwd
   mkdir -p "$COMPLETION_CWD/somedir" "$COMPLETION_CWD/dir with space" "$COMPLETION_CWD/dol\$lar dir" \
     "$COMPLETION_CWD/apo'dir"
   touch "$COMPLETION_CWD/some.lock.yml" "$COMPLETION_CWD/a file.yml"
-  "$CONDACUDA" __generate "$shell" > "$TEST_TMP/completion.$shell"
-  export PATH=$COMPLETION_BIN:$PATH HOME=$TEST_TMP/home CONDA_ENVS_PATH=$TEST_TMP/envs
+  "$CONDACUDA" __generate "$shell" > "$scratch/completion.$shell"
+  export PATH=$COMPLETION_BIN:$PATH HOME=$scratch/home CONDA_ENVS_PATH=$scratch/envs
   unset CONDA_PREFIX CONDA_EXE CONDA_ROOT MAMBA_ROOT_PREFIX CONDARC VIRTUAL_ENV 2> /dev/null || true
   local names
   names=$(condacuda list --names)
@@ -66,7 +66,7 @@ expect_not() {
 # marker and waits for the marker, so nothing depends on timing.
 pty_session() {
   require_command python3
-  cat > "$TEST_TMP/pty_session.py" << 'PY'
+  cat > "$scratch/pty_session.py" << 'PY'
 import os, pty, select, sys, time
 typed = [line for line in sys.stdin.read().split("\n") if line]
 pid, fd = pty.fork()
@@ -98,5 +98,5 @@ os.kill(pid, 9)
 os.waitpid(pid, 0)
 sys.stdout.write(out.decode("utf-8", "replace").replace("\r", ""))
 PY
-  python3 "$TEST_TMP/pty_session.py" "$@"
+  python3 "$scratch/pty_session.py" "$@"
 }

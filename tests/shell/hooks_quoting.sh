@@ -3,6 +3,7 @@
 # the quoting functions of src/repair/hooks.cpp round-trip through a real
 # shell. Each string, quoted by condacuda_render_hooks --quote FAMILY, is
 # printed back by the shell and must come back byte for byte.
+: "${scratch:?sourced after lib.sh}"
 
 # hooks_quoting_roundtrip SHELL: bash, zsh, dash, ksh (the posix family),
 # fish or tcsh (csh); skipped (125) when SHELL is not installed.
@@ -25,7 +26,7 @@ hooks_quoting_roundtrip() {
     'a\!b' '!$' '^x' '*' '?' '[a]' '~user' '{a,b}' '#hash' ';|&<>()' '%s' '-e' '--' ':'
     'é ü 中' ''
   )
-  local expected=$TEST_TMP/expected script=$TEST_TMP/quoted.$family actual=$TEST_TMP/actual.$shell
+  local expected=$scratch/expected script=$scratch/quoted.$family actual=$scratch/actual.$shell
   : > "$expected"
   : > "$script"
   for s in "${strings[@]}"; do

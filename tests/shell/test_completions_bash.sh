@@ -14,7 +14,7 @@ completion_setup bash
 bash_complete() { # the words of the command line; the last is the one completed
   bash --norc --noprofile -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
     COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; _condacuda; printf "%s\n" "${COMPREPLY[@]}"' _ \
-    "$TEST_TMP/completion.bash" "$@"
+    "$scratch/completion.bash" "$@"
 }
 got=$(bash_complete condacuda '')
 expect "subcommands" "$got" list info doctor repair undo run lock check
@@ -70,7 +70,7 @@ expect_not "the command's words: no env names" "$(bash_complete condacuda run al
 # Readline itself: what TAB inserts is quoted so that the line runs with one
 # word per name. A unique candidate is inserted whole, then Enter runs the line.
 got=$(pty_session env PS1='$ ' TERM=dumb bash --norc --noprofile -i << EOF
-source '$TEST_TMP/completion.bash'
+source '$scratch/completion.bash'
 condacuda() { printf '<%s>' "\$@"; echo; }
 condacuda info my\\t
 condacuda info cost\\t

@@ -14,7 +14,7 @@ framework=/usr/share/bash-completion/bash_completion
 bash_complete() { # the words of the command line; the last is the one completed
   bash --norc --noprofile -c 'source "$1" 2> /dev/null; source "$2"; shift 2
     COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
-    _condacuda 2> /dev/null; printf "%s\n" "${COMPREPLY[@]}"' _ "$framework" "$TEST_TMP/completion.bash" "$@"
+    _condacuda 2> /dev/null; printf "%s\n" "${COMPREPLY[@]}"' _ "$framework" "$scratch/completion.bash" "$@"
 }
 cd "$COMPLETION_CWD"
 expect "a command after run ENV --" "$(bash_complete condacuda run alpha-env -- condacuda-test-)" condacuda-test-tool

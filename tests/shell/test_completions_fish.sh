@@ -11,7 +11,7 @@ completion_setup fish
 # fish_complete LINE: the candidates for LINE, one a line (without descriptions).
 fish_complete() {
   (cd "$COMPLETION_CWD" && fish --no-config -c 'source $argv[1]; complete -C $argv[2]' \
-    "$TEST_TMP/completion.fish" "$1") | cut -f1
+    "$scratch/completion.fish" "$1") | cut -f1
 }
 got=$(fish_complete 'condacuda ')
 expect "subcommands" "$got" list info doctor repair undo run lock check

@@ -8,9 +8,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/completions.sh"
 completion_setup zsh
-mkdir -p "$TEST_TMP/zfunc" && cp "$TEST_TMP/completion.zsh" "$TEST_TMP/zfunc/_condacuda"
+mkdir -p "$scratch/zfunc" && cp "$scratch/completion.zsh" "$scratch/zfunc/_condacuda"
 
-cat > "$TEST_TMP/zcomplete.zsh" <<'ZSH'
+cat > "$scratch/zcomplete.zsh" <<'ZSH'
 zmodload zsh/zpty
 zpty z zsh -f -i
 zpty -w z "fpath=($ZFUNC \$fpath); autoload -Uz compinit; compinit -u -D; cd ${(q)ZCWD}; bindkey -e"
@@ -34,7 +34,7 @@ fi
 zpty -d z
 ZSH
 # zsh_complete LINE: the candidates zsh adds for LINE<TAB>, one a line.
-zsh_complete() { ZFUNC=$TEST_TMP/zfunc ZCWD=$COMPLETION_CWD LINE=$1 timeout 20 zsh -f "$TEST_TMP/zcomplete.zsh"; }
+zsh_complete() { ZFUNC=$scratch/zfunc ZCWD=$COMPLETION_CWD LINE=$1 timeout 20 zsh -f "$scratch/zcomplete.zsh"; }
 # zsh_screen LINE: what the terminal shows after LINE<TAB>.
 zsh_screen() { ZSCREEN=1 zsh_complete "$1"; }
 

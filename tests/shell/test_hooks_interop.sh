@@ -8,11 +8,11 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 tool=$(render_hooks_tool)
-printer=$TEST_TMP/printer
+printer=$scratch/printer
 _hk_write_printer "$printer"
 sp=lib/python3.11/site-packages/nvidia
-env_a="$TEST_TMP/envs/env A \$x 'q' \"d\""
-env_b=$TEST_TMP/envs/envB
+env_a="$scratch/envs/env A \$x 'q' \"d\""
+env_b=$scratch/envs/envB
 "$tool" "$env_a" "$sp/cusparse/lib" "$sp/nvjitlink/lib"
 "$tool" "$env_b" lib
 block_a="$env_a/$sp/cusparse/lib:$env_a/$sp/nvjitlink/lib"
@@ -70,7 +70,7 @@ for first in "${shells[@]}"; do
   for second in "${shells[@]}"; do
     [[ $first == "$second" ]] && continue
     for start in unset /usr/lib; do
-      dir=$TEST_TMP/run.$first.$second.${start//\//_}
+      dir=$scratch/run.$first.$second.${start//\//_}
       mkdir -p "$dir"
       ext_of "$first" && ext1=$REPLY
       ext_of "$second" && ext2=$REPLY

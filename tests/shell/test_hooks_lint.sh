@@ -7,8 +7,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_command shellcheck
 
 tool=$(render_hooks_tool)
-plain=$TEST_TMP/plain
-weird=$TEST_TMP/weird
+plain=$scratch/plain
+weird=$scratch/weird
 "$tool" "$plain" lib/python3.11/site-packages/nvidia/cusparse/lib lib/python3.11/site-packages/nvidia/nvjitlink/lib
 "$tool" "$weird" "lib/it's" 'lib/$HOME' 'lib/back\slash' $'lib/new\nline' 'lib/!bang' 'lib/"dq"' 'lib/`tick`' 'lib/$(x)'
 
@@ -18,7 +18,7 @@ for prefix in "$plain" "$weird"; do
     file=$prefix/etc/conda/$phase.d/condacuda.sh
     for dialect in sh bash dash ksh; do
       if shellcheck -s "$dialect" "$file"; then
-        echo "ok   shellcheck -s $dialect: ${file#"$TEST_TMP"/}"
+        echo "ok   shellcheck -s $dialect: ${file#"$scratch"/}"
       else
         echo "FAIL shellcheck -s $dialect: $file" >&2
         failed=$((failed + 1))
@@ -32,11 +32,11 @@ for prefix in "$plain" "$weird"; do
         *) file=$prefix/etc/conda/$phase.d/condacuda.sh command=("$shell" -n) ;;
       esac
       # ksh -n also prints style advice on stderr; only the status counts.
-      if "${command[@]}" "$file" 2>"$TEST_TMP/parse.err"; then
-        echo "ok   $shell -n: ${file#"$TEST_TMP"/}"
+      if "${command[@]}" "$file" 2>"$scratch/parse.err"; then
+        echo "ok   $shell -n: ${file#"$scratch"/}"
       else
         echo "FAIL $shell -n: $file" >&2
-        cat "$TEST_TMP/parse.err" >&2
+        cat "$scratch/parse.err" >&2
         failed=$((failed + 1))
       fi
     done
@@ -50,7 +50,7 @@ for phase in activate deactivate; do
     echo "FAIL command substitution in $file" >&2
     failed=$((failed + 1))
   else
-    echo "ok   no command substitution: ${file#"$TEST_TMP"/}"
+    echo "ok   no command substitution: ${file#"$scratch"/}"
   fi
 done
 [[ $failed -eq 0 ]]

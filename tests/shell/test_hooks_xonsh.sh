@@ -15,20 +15,20 @@ require_command xonsh
 
 tool=$(render_hooks_tool)
 sp=lib/python3.11/site-packages/nvidia
-env_a=$TEST_TMP/envs/torch
-env_b=$TEST_TMP/envs/other
+env_a=$scratch/envs/torch
+env_b=$scratch/envs/other
 "$tool" "$env_a" "$sp/cusparse/lib" "$sp/nvjitlink/lib" "lib/with space"
 "$tool" "$env_b" lib
 block_a=$env_a/$sp/cusparse/lib:$env_a/$sp/nvjitlink/lib:$env_a/lib/with\ space
 block_b=$env_b/lib
 
 # What a program started from xonsh sees: the harness's printer (lib.sh).
-printer=$TEST_TMP/printer
+printer=$scratch/printer
 _hk_write_printer "$printer"
 
 # The driver: conda's order (activate.d sorted, deactivate.d reversed; a deactivation
 # re-runs the activate.d of the env underneath), each step followed by the printer.
-driver=$TEST_TMP/driver.xsh
+driver=$scratch/driver.xsh
 cat >"$driver" <<'EOF'
 import glob, sys
 start, env_a, env_b, printer = $ARG_START, $ARG_A, $ARG_B, $ARG_PRINTER
@@ -92,28 +92,28 @@ for start in unset empty one spaced cwd; do
     printf '3 [%s]\n3 state: %s \n' "$block_b:$with_a" "$state_ab"
     printf '4 [%s]\n4 state: %s \n' "$with_a" "$state_a"
     printf '5 %s\n5 state: none\n' "$initial"
-  } >"$TEST_TMP/expected.$start"
+  } >"$scratch/expected.$start"
   arg=$value
   [[ $start == unset ]] && arg='unset'
   # xonsh reads no rc file, keeps its history in the scratch dir, and runs in a
   # UTF-8 locale (it refuses to start in the C locale on some systems).
-  if ! env -u LD_LIBRARY_PATH -u CONDA_PREFIX -u CONDACUDA_HOOK_STATE HOME="$TEST_TMP" LC_ALL=C.UTF-8 \
+  if ! env -u LD_LIBRARY_PATH -u CONDA_PREFIX -u CONDACUDA_HOOK_STATE HOME="$scratch" LC_ALL=C.UTF-8 \
     ARG_START="$arg" ARG_A="$env_a" ARG_B="$env_b" ARG_PRINTER="$printer" \
-    xonsh --no-rc "$driver" >"$TEST_TMP/actual.$start" 2>"$TEST_TMP/stderr.$start"; then
+    xonsh --no-rc "$driver" >"$scratch/actual.$start" 2>"$scratch/stderr.$start"; then
     echo "FAIL xonsh: start $start: the driver failed" >&2
-    cat "$TEST_TMP/stderr.$start" >&2
+    cat "$scratch/stderr.$start" >&2
     failures=$((failures + 1))
     continue
   fi
-  if ! cmp -s "$TEST_TMP/expected.$start" "$TEST_TMP/actual.$start"; then
+  if ! cmp -s "$scratch/expected.$start" "$scratch/actual.$start"; then
     echo "FAIL xonsh: start $start (- expected, + actual)" >&2
-    diff -u "$TEST_TMP/expected.$start" "$TEST_TMP/actual.$start" >&2 || true
+    diff -u "$scratch/expected.$start" "$scratch/actual.$start" >&2 || true
     failures=$((failures + 1))
     continue
   fi
-  if [[ -s $TEST_TMP/stderr.$start ]]; then
+  if [[ -s $scratch/stderr.$start ]]; then
     echo "FAIL xonsh: start $start: unexpected stderr" >&2
-    cat "$TEST_TMP/stderr.$start" >&2
+    cat "$scratch/stderr.$start" >&2
     failures=$((failures + 1))
     continue
   fi
