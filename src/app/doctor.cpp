@@ -56,17 +56,30 @@ void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInput
   if (auto dangling = repair::dangling_links(recorded, inputs.env.prefix, files, folder_names); !dangling.empty())
     report.findings.push_back(repair::dangling_link_finding(inputs.env.prefix, dangling));
 }
-// The devices --gpu names ("auto": this machine's, app/visible_gpus.hpp), each once.
-Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& gpus, const doctor::GpuTable& table) {
+Result<doctor::GpuTable> gpu_table(const DoctorOptions& options) {
+  if (!options.gpu_table_file) return doctor::embedded_gpu_table();
+  auto text = sys::read_text_file(*options.gpu_table_file, sys::read_cap::config);
+  if (!text) return text.error();
+  return doctor::parse_gpu_table(*text, *options.gpu_table_file);
+}
+
+bool asks_for_this_node(const std::vector<std::string>& gpus) {
+  return std::any_of(gpus.begin(), gpus.end(), [](const std::string& g) { return g == "auto" || g == "visible"; });
+}
+
+// The devices --gpu names ("auto", "visible": this node's, app/visible_gpus.hpp), each once.
+Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& gpus, const doctor::GpuTable& table,
+                                                const VisibleGpus& node) {
   std::vector<doctor::Device> out;
   auto add = [&](const doctor::Device& d) {
     if (std::none_of(out.begin(), out.end(), [&](const doctor::Device& x) { return x.label == d.label; })) out.push_back(d);
   };
   for (const auto& g : gpus) {
-    if (g == "auto") {
-      auto visible = visible_gpus(table);
-      if (!visible) return visible.error();
-      for (const auto& d : *visible) add(d);
+    if (g == "auto" || g == "visible") {
+      if (g == "auto" && node.devices.empty())
+        return make_error(ErrorCode::bad_input, "--gpu auto: no NVIDIA GPU visible (" + node.why_none +
+                                                    "; --gpu visible judges a node without GPUs too)");
+      for (const auto& d : node.devices) add(d);
       continue;
     }
     auto d = doctor::parse_device(g, table);
@@ -77,22 +90,16 @@ Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& 
 }
 
 // no-kernel-image / ptx-jit-only for the devices asked for.
-Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& options) {
+Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& options, const doctor::GpuTable& table,
+                             const VisibleGpus& node) {
   if (options.gpus.empty()) return ok_status();
-  Result<doctor::GpuTable> table = options.gpu_table_file ? [&]() -> Result<doctor::GpuTable> {
-    auto text = sys::read_text_file(*options.gpu_table_file, sys::read_cap::config);
-    if (!text) return text.error();
-    return doctor::parse_gpu_table(*text, *options.gpu_table_file);
-  }() : doctor::embedded_gpu_table();
-  if (!table) return table.error();
-  auto devices = devices_for(options.gpus, *table);
+  auto devices = devices_for(options.gpus, table, node);
   if (!devices) return devices.error();
   std::optional<doctor::DriverBranch> driver;
-  const std::optional<std::string> version = options.driver ? options.driver : report.inputs.driver_version;
-  if (version) {
-    auto parsed = lock::parse_driver_version(*version, options.driver ? "--driver" : "/proc/driver/nvidia/version");
+  if (const auto& version = report.inputs.driver_version) {
+    auto parsed = lock::parse_driver_version(*version, report.inputs.driver_source);
     if (!parsed) return make_error(ErrorCode::bad_input, "--driver '" + *version + "' is not a driver version (e.g. 535.104.05)");
-    driver = table->driver(parsed->branch);
+    driver = table.driver(parsed->branch);
   }
   sys::FatbinCache cache(sys::FatbinCache::default_path());
   std::vector<std::string> warnings;
@@ -107,11 +114,27 @@ Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& 
     return code;
   };
   auto releases = lock::embedded_release_table(); // names the release that adds an architecture
-  for (auto& f : doctor::coverage_findings(report, fatbin_of, *devices, driver, *table, releases ? &*releases : nullptr))
+  for (auto& f : doctor::coverage_findings(report, fatbin_of, *devices, driver, table, releases ? &*releases : nullptr))
     report.findings.push_back(std::move(f));
   cache.save(warnings);
   for (auto& w : warnings) report.inputs.inventory.warnings.push_back(std::move(w));
   return ok_status();
+}
+
+// The node as a job launched here sees it (doctor/node_facts.hpp).
+doctor::NodeFacts node_facts(const doctor::DoctorInputs& in, const VisibleGpus& gpus) {
+  doctor::NodeFacts node;
+  node.hostname = sys::host_name();
+  node.slurm_node = sys::slurm_node_name();
+  node.glibc = sys::glibc_version();
+  node.driver = in.driver_version;
+  node.driver_source = in.driver_version ? in.driver_source : "none";
+  for (const auto& d : gpus.devices) node.gpus.push_back({d.label, d.sm()});
+  node.gpus_source = gpus.source;
+  node.ld_library_path = in.base_ld_library_path;
+  node.system_cuda_folders = sys::system_cuda_dirs();
+  if (in.config.cache) node.ld_so_cache_cuda = doctor::cuda_sonames_in_cache(*in.config.cache);
+  return node;
 }
 } // namespace
 
@@ -157,7 +180,12 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   }
   if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.name));
   add_repair_findings(report, *inputs, files, state);
-  if (auto s = add_coverage_findings(report, options); !s) return s.error();
+  auto table = gpu_table(options);
+  if (!table) return table.error();
+  auto gpus = visible_gpus(*table, asks_for_this_node(options.gpus));
+  if (!gpus) return gpus.error();
+  if (auto s = add_coverage_findings(report, options, *table, *gpus); !s) return s.error();
+  report.node = node_facts(*inputs, *gpus);
   return report;
 }
 

@@ -33,7 +33,12 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
   }
   in.host_program = sys::env_python(env.prefix);
   in.foreign_hooks = sys::foreign_ld_library_path_hooks(env.prefix);
-  if (auto driver = sys::read_driver_version()) in.driver_version = driver->version;
+  auto driver = sys::node_driver_version();
+  if (!driver) return driver.error();
+  if (*driver) {
+    in.driver_version = (*driver)->version;
+    in.driver_source = (*driver)->source;
+  }
   return in;
 }
 

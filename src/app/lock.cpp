@@ -43,7 +43,12 @@ Result<LockedEnv> lock_env(const LockEnvOptions& options) {
   in.table = options.table;
   in.files = &files;
   switch (options.driver.kind) {
-  case DriverChoice::Kind::this_machine: in.driver = sys::read_driver_version(); break;
+  case DriverChoice::Kind::this_machine: {
+    auto driver = sys::node_driver_version();
+    if (!driver) return driver.error();
+    in.driver = *driver;
+    break;
+  }
   case DriverChoice::Kind::none: break;
   case DriverChoice::Kind::given: in.driver = options.driver.version; break;
   }

@@ -9,6 +9,7 @@
 #include "sys/child_process.hpp"
 #include "sys/machine.hpp"
 #include "sys/posix.hpp"
+#include "util/strings.hpp"
 
 namespace condacuda::app {
 
@@ -26,15 +27,18 @@ std::string why_none(const check::ProbeResult& probe, const sys::ChildRun& run) 
 }
 } // namespace
 
-Result<std::vector<doctor::Device>> visible_gpus(const doctor::GpuTable& table) {
+namespace {
+Result<std::vector<doctor::Device>> declared_gpus(const std::string& list, const doctor::GpuTable& table) {
   std::vector<doctor::Device> out;
-  std::vector<std::string> models = sys::read_gpu_models();
-  for (const auto& m : models) {
-    auto d = doctor::parse_device(m, table);
-    if (!d) return d.error();
+  for (const auto& name : util::split(list, ",")) {
+    auto d = doctor::parse_device(util::trim(name), table);
+    if (!d) return make_error(ErrorCode::bad_input, "CONDACUDA_GPU: " + d.error().message);
     out.push_back(*d);
   }
-  if (!out.empty()) return out;
+  return out;
+}
+
+std::vector<doctor::Device> probed_gpus(const doctor::GpuTable& table, std::string& why) {
   check::ProbeRequest request;
   request.libraries = {{check::Component::driver, "libcuda.so.1"}};
   request.devices_only = true;
@@ -42,6 +46,7 @@ Result<std::vector<doctor::Device>> visible_gpus(const doctor::GpuTable& table) 
                                       sys::environment_with(sys::shell_environment().ld_library_path),
                                       probe_timeout_s});
   check::ProbeResult probe = check::fold_records(run.stdout_text);
+  std::vector<doctor::Device> out;
   for (const auto& info : probe.devices) {
     // The table's name when it knows the model, else the compute capability the driver reports.
     auto named = doctor::parse_device(info.name, table);
@@ -52,9 +57,33 @@ Result<std::vector<doctor::Device>> visible_gpus(const doctor::GpuTable& table) 
                                                           : info.name,
                                        info.facts.cc_major, info.facts.cc_minor});
   }
-  if (out.empty())
-    return make_error(ErrorCode::bad_input, "--gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/*/information; " +
-                                                why_none(probe, run) + ")");
+  if (out.empty()) why = why_none(probe, run);
+  return out;
+}
+} // namespace
+
+Result<VisibleGpus> visible_gpus(const doctor::GpuTable& table, bool ask_driver) {
+  VisibleGpus out;
+  if (auto declared = sys::declared_node().gpus) {
+    auto devices = declared_gpus(*declared, table);
+    if (!devices) return devices.error();
+    return VisibleGpus{*devices, doctor::GpuSource::declared, ""};
+  }
+  for (const auto& m : sys::read_gpu_models()) {
+    auto d = doctor::parse_device(m, table);
+    if (!d) return d.error();
+    out.devices.push_back(*d);
+  }
+  if (!out.devices.empty()) {
+    out.source = doctor::GpuSource::proc;
+    return out;
+  }
+  out.why_none = "no /proc/driver/nvidia/gpus/*/information, no CONDACUDA_GPU";
+  if (!ask_driver) return out;
+  std::string why;
+  out.devices = probed_gpus(table, why);
+  if (!out.devices.empty()) out.source = doctor::GpuSource::driver;
+  else out.why_none += "; " + why;
   return out;
 }
 

@@ -1,18 +1,28 @@
 #pragma once
-// This machine's GPUs for `doctor --gpu auto`: the model names the driver
-// lists in /proc/driver/nvidia/gpus/*/information (no CUDA call at all), else
-// the driver's own list through the check's probe child (`condacuda __probe`
-// with devices_only: cuInit and attribute queries, no context), for
-// sandboxes and containers (gVisor) that have the driver but not its /proc
-// files.
+// This node's GPUs for `doctor --gpu auto|visible` and its node facts: what
+// the site declares (CONDACUDA_GPU, sys/machine.hpp), else the model names
+// the driver lists in /proc/driver/nvidia/gpus/*/information (no CUDA call at
+// all), else, when asked, the driver's own list through the check's probe
+// child (`condacuda __probe` with devices_only: cuInit and attribute queries,
+// no context), for sandboxes and containers (gVisor) that have the driver but
+// not its /proc files.
+#include <string>
 #include <vector>
 
 #include "doctor/gpu_coverage.hpp"
+#include "doctor/node_facts.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::app {
 
-// bad_input when neither lists a GPU, saying why the driver did not.
-Result<std::vector<doctor::Device>> visible_gpus(const doctor::GpuTable& table);
+struct VisibleGpus {
+  std::vector<doctor::Device> devices;
+  doctor::GpuSource source = doctor::GpuSource::none;
+  std::string why_none; // when devices is empty: why the driver listed none
+};
+
+// `ask_driver`: start the probe child when nothing cheaper lists a GPU.
+// Errors: a CONDACUDA_GPU or model name the table cannot read (bad_input).
+Result<VisibleGpus> visible_gpus(const doctor::GpuTable& table, bool ask_driver);
 
 } // namespace condacuda::app

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "doctor/findings.hpp"
+#include "doctor/node_facts.hpp"
 #include "env/discovery.hpp"
 #include "inventory/inventory.hpp"
 #include "loader/simulator.hpp"
@@ -91,6 +92,7 @@ struct DoctorReport {
     bool operator==(const NotActivatedLaunch&) const = default;
   };
   std::optional<NotActivatedLaunch> not_activated;
+  NodeFacts node; // filled by the system layer (app::doctor)
 
   int count(Severity s) const;
   bool healthy() const { return count(Severity::error) == 0; }

@@ -50,6 +50,31 @@ Json finding_json(const doctor::Finding& f) {
 Json path_value(const std::optional<std::string>& v) { return v ? Json(*v) : Json(); }
 } // namespace
 
+Json node_json(const doctor::NodeFacts& n) {
+  Json j = Json::object();
+  j.set("name", n.name());
+  j.set("hostname", n.hostname);
+  j.set("slurm_node", n.slurm_node ? Json(*n.slurm_node) : Json());
+  j.set("glibc", n.glibc);
+  Json driver = Json::object();
+  driver.set("version", n.driver ? Json(*n.driver) : Json());
+  driver.set("source", n.driver_source);
+  j.set("driver", driver);
+  Json gpus = Json::array();
+  for (const auto& d : n.gpus) {
+    Json g = Json::object();
+    g.set("name", d.name);
+    g.set("sm", d.sm);
+    gpus.push(std::move(g));
+  }
+  j.set("gpus", gpus);
+  j.set("gpus_source", doctor::to_string(n.gpus_source));
+  j.set("ld_library_path", path_value(n.ld_library_path));
+  j.set("system_cuda_folders", strings(n.system_cuda_folders));
+  j.set("ld_so_cache_cuda", strings(n.ld_so_cache_cuda));
+  return j;
+}
+
 Json doctor_json(const doctor::DoctorReport& r) {
   const auto& in = r.inputs;
   Json j = Json::object();
@@ -75,6 +100,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
   loader.set("hwcaps", strings(in.config.hwcaps_active));
   loader.set("cwd", in.config.cwd);
   j.set("loader", loader);
+  j.set("node", node_json(r.node));
   int fails = 0;
   Json roots = Json::array();
   for (const auto& root : r.roots) {

@@ -114,6 +114,37 @@ std::optional<lock::DriverVersion> read_driver_version(const std::string& path) 
   return lock::parse_proc_driver_version(*text);
 }
 
+namespace {
+std::optional<std::string> variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return std::nullopt;
+  return std::string(value);
+}
+} // namespace
+
+DeclaredNode declared_node() { return {variable("CONDACUDA_DRIVER"), variable("CONDACUDA_GPU")}; }
+
+Result<std::optional<lock::DriverVersion>> node_driver_version() {
+  if (auto declared = declared_node().driver) {
+    auto parsed = lock::parse_driver_version(*declared, "CONDACUDA_DRIVER");
+    if (!parsed)
+      return make_error(ErrorCode::bad_input, "CONDACUDA_DRIVER='" + util::terminal_safe(*declared) +
+                                                  "' is not a driver version (e.g. 535.104.05)");
+    return std::optional(*parsed);
+  }
+  return read_driver_version();
+}
+
+std::string glibc_version() { return gnu_get_libc_version(); }
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
+
+std::optional<std::string> slurm_node_name() { return variable("SLURMD_NODENAME"); }
+
 std::vector<std::string> read_gpu_models(const std::string& root) {
   std::vector<std::string> models;
   std::error_code ec;

@@ -10,6 +10,7 @@
 
 #include "loader/config.hpp"
 #include "lock/driver.hpp"
+#include "util/result.hpp"
 
 namespace condacuda::sys {
 
@@ -32,6 +33,30 @@ MachineFacts detect_machine(const std::string& cache_path = "/etc/ld.so.cache");
 // The NVIDIA kernel module's version from /proc/driver/nvidia/version;
 // nullopt when there is no driver (the file is absent) or it cannot be read.
 std::optional<lock::DriverVersion> read_driver_version(const std::string& path = "/proc/driver/nvidia/version");
+
+// What a site declares about a node whose driver files are absent or hidden
+// (containers, gVisor, nodes seen through a TaskProlog or a module): the
+// environment variables CONDACUDA_DRIVER ("535.104.05") and CONDACUDA_GPU
+// ("V100" or "sm_70,H100", --gpu's syntax). A declaration wins over what the
+// machine shows, as conda's CONDA_OVERRIDE_CUDA does (README "Node facts").
+struct DeclaredNode {
+  std::optional<std::string> driver; // CONDACUDA_DRIVER, when set and not empty
+  std::optional<std::string> gpus;   // CONDACUDA_GPU, when set and not empty
+};
+DeclaredNode declared_node();
+
+// The driver a job on this node sees: CONDACUDA_DRIVER, else
+// /proc/driver/nvidia/version; nullopt when neither says. bad_input when
+// CONDACUDA_DRIVER is not a driver version.
+Result<std::optional<lock::DriverVersion>> node_driver_version();
+
+// gnu_get_libc_version(): "2.36".
+std::string glibc_version();
+// gethostname(2).
+std::string host_name();
+// SLURMD_NODENAME, the node name Slurm gives a job step (it differs from the
+// host name where several slurmd share a host, or nodes are renamed).
+std::optional<std::string> slurm_node_name();
 
 // The model names of this machine's NVIDIA GPUs ("NVIDIA H100 80GB HBM3"), from
 // the driver's /proc/driver/nvidia/gpus/*/information ("Model:" lines), without
