@@ -24,6 +24,7 @@ enum ExitCode : int {
   exit_bad_input = 2,  // usage errors, unknown env, unreadable lock, bad ELF/YAML given on purpose
   exit_no_gpu = 3,     // `check`: no usable driver or device
   exit_cannot_apply = 4, // the env cannot be written (permissions, disk, another condacuda holds its lock)
+  exit_no_answer = 5,  // `fleet`: nodes that gave no verdict (drained, down, timed out, no condacuda there)
   exit_internal = 70,  // a bug in condacuda (EX_SOFTWARE)
 };
 

@@ -154,6 +154,7 @@ ChildRun run_child_forked(const ChildRequest& request) {
   run.outcome.started = true;
   supervise(pid, request, out.read_end, err.read_end, run, err_text);
   run.outcome.stderr_tail = err_text.size() <= 4000 ? err_text : err_text.substr(err_text.size() - 4000);
+  run.stderr_text = std::move(err_text);
   run.outcome.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   return run;
 }

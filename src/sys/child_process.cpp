@@ -142,6 +142,7 @@ ChildRun run_child_with_boost(const ChildRequest& request) {
     run.outcome.started = false;
   }
   run.outcome.stderr_tail = tail(err_text, 4000);
+  run.stderr_text = std::move(err_text);
   run.outcome.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return run;
 }

@@ -27,6 +27,7 @@ struct ChildRequest {
 struct ChildRun {
   util::ChildOutcome outcome;
   std::string stdout_text;
+  std::string stderr_text; // up to 1 MiB (outcome.stderr_tail: its last 4,000 bytes)
 };
 
 // Never throws: a spawn failure is reported in outcome.spawn_error. On

@@ -1,12 +1,16 @@
 #include "sys/posix.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "util/strings.hpp"
 
 namespace condacuda::sys {
 
@@ -157,6 +161,27 @@ Status write_named_output(const std::string& named, std::string_view content) {
   if (S_ISDIR(st.st_mode)) return make_error(ErrorCode::bad_input, "is a folder, not a file to write", *path);
   if (S_ISSOCK(st.st_mode)) return make_error(ErrorCode::bad_input, "is a socket, not a file to write", *path);
   return write_in_place(*path, content); // a character or block device, a FIFO
+}
+
+Result<std::vector<std::string>> regular_files_in(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> out;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (std::error_code type_ec; it->is_regular_file(type_ec)) out.push_back(it->path().string());
+  if (ec) return make_error(error_code_for_errno(ec.value()), "cannot list " + dir + ": " + ec.message(), dir);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::optional<std::string> find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? std::optional(name) : std::nullopt;
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : util::split(path ? path : "/usr/bin:/bin", ":")) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
 }
 
 bool is_directory(const std::string& path) {

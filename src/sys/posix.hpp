@@ -5,6 +5,7 @@
 // symlinks.
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include "util/result.hpp"
@@ -93,5 +94,13 @@ bool is_directory(const std::string& path);
 std::string canonical_path(const std::string& path);
 // The real path of the running binary (/proc/self/exe).
 std::string self_executable();
+
+// The regular files in folder `dir` (links followed, no subfolders), sorted;
+// an error when it cannot be listed.
+Result<std::vector<std::string>> regular_files_in(const std::string& dir);
+
+// `name` looked up on this process's PATH, as execvp does: the first
+// executable regular file; nullopt when none.
+std::optional<std::string> find_program(const std::string& name);
 
 } // namespace condacuda::sys

@@ -1,0 +1,342 @@
+// fleet: node documents as records, records grouped into classes, srun's
+// labelled output read back by task, sinfo's lines.
+#include <doctest/doctest.h>
+
+#include "fleet/classes.hpp"
+#include "fleet/documents.hpp"
+#include "fleet/node_script.hpp"
+#include "fleet/slurm.hpp"
+
+using namespace condacuda;
+using namespace condacuda::fleet;
+using util::Json;
+
+namespace {
+struct Doc {
+  std::string node = "node1";
+  std::optional<std::string> llp;
+  std::string driver = "580.65.06";
+  std::string gpu = "H100";
+  std::string glibc = "2.36";
+  int exit_code = 0;
+  std::vector<std::pair<std::string, std::string>> findings; // code, severity
+};
+
+Json doctor_document(const Doc& d) {
+  Json node = Json::object();
+  node.set("name", d.node);
+  node.set("hostname", "host-" + d.node);
+  node.set("glibc", d.glibc);
+  Json driver = Json::object();
+  driver.set("version", d.driver.empty() ? Json() : Json(d.driver));
+  driver.set("source", "/proc/driver/nvidia/version");
+  node.set("driver", driver);
+  Json gpus = Json::array();
+  if (!d.gpu.empty()) {
+    Json g = Json::object();
+    g.set("name", d.gpu);
+    g.set("sm", d.gpu == "V100" ? "sm_70" : "sm_90");
+    gpus.push(g);
+  }
+  node.set("gpus", gpus);
+  node.set("gpus_source", "/proc/driver/nvidia/gpus");
+  node.set("ld_library_path", d.llp ? Json(*d.llp) : Json());
+  node.set("system_cuda_folders", Json::array());
+  node.set("ld_so_cache_cuda", Json::array());
+  Json findings = Json::array();
+  for (const auto& [code, severity] : d.findings) {
+    Json f = Json::object();
+    f.set("code", code);
+    f.set("severity", severity);
+    f.set("title", code + " title");
+    f.set("first_error", code + " error");
+    f.set("fix", "fix " + code);
+    findings.push(f);
+  }
+  Json j = Json::object();
+  j.set("schema", "condacuda.doctor/1");
+  j.set("outcome", d.exit_code ? "problems" : "healthy");
+  j.set("exit_code", d.exit_code);
+  j.set("node", node);
+  j.set("findings", findings);
+  return j;
+}
+
+NodeRecord record(const Doc& d) { return record_from_documents("fallback", doctor_document(d), Json()); }
+
+const NodeClass* class_of(const Fleet& f, const std::string& hostlist) {
+  for (const auto& c : f.classes)
+    if (c.hostlist == hostlist) return &c;
+  return nullptr;
+}
+} // namespace
+
+TEST_CASE("record: facts and verdict from a doctor document; the driver keyed by branch") {
+  Doc d;
+  d.llp = "/opt/site/cuda-12.1/lib64";
+  d.exit_code = 1;
+  d.findings = {{"foreign-hook", "warning"}, {"undefined-symbol", "error"}};
+  NodeRecord r = record(d);
+  CHECK_FALSE(r.no_answer);
+  CHECK(r.node == "node1");
+  CHECK(r.facts.driver_branch == 580);
+  CHECK(r.facts.gpus == std::vector<std::string>{"H100 (sm_90)"});
+  CHECK(r.facts.ld_library_path == "/opt/site/cuda-12.1/lib64");
+  REQUIRE(r.verdict.findings.size() == 2);
+  CHECK(r.verdict.findings[0].code == "undefined-symbol"); // errors first
+  CHECK(r.exit_code() == 1);
+}
+
+TEST_CASE("record: an error document, a foreign document and one without node facts give no verdict, with why") {
+  Json error = Json::object();
+  error.set("schema", "condacuda.error/1");
+  error.set("exit_code", 2);
+  Json e = Json::object();
+  e.set("message", "no env at /shared/envs/torch");
+  error.set("error", e);
+  NodeRecord r = record_from_documents("gpu7", error, Json());
+  REQUIRE(r.no_answer);
+  CHECK(r.no_answer->kind == Silence::error);
+  CHECK(r.no_answer->reason.find("no env at /shared/envs/torch") != std::string::npos);
+  CHECK(r.exit_code() == 2);
+  CHECK(r.node == "gpu7");
+
+  Json old = doctor_document({});
+  old.set("node", Json());
+  r = record_from_documents("gpu8", old, Json());
+  REQUIRE(r.no_answer);
+  CHECK(r.no_answer->kind == Silence::bad_document);
+  CHECK(r.exit_code() == exit_no_answer);
+
+  Json lock = Json::object();
+  lock.set("schema", "condacuda.lock/2");
+  CHECK(record_from_documents("gpu9", lock, Json()).no_answer->reason.find("condacuda.lock/2") != std::string::npos);
+}
+
+TEST_CASE("worse_exit_code: problems over no answer over no GPU over healthy; errors over problems") {
+  CHECK(worse_exit_code(0, 1) == 1);
+  CHECK(worse_exit_code(exit_no_answer, 0) == exit_no_answer);
+  CHECK(worse_exit_code(exit_no_answer, 1) == 1);
+  CHECK(worse_exit_code(3, exit_no_answer) == exit_no_answer);
+  CHECK(worse_exit_code(1, 2) == 2);
+  CHECK(worse_exit_code(70, 2) == 70);
+  CHECK(worse_exit_code(0, 99) == 99);
+}
+
+TEST_CASE("classify: the seed fleet is two classes, named by hostlist, with the LD_LIBRARY_PATH that tells them apart") {
+  Doc ok;
+  Doc module;
+  module.llp = "/opt/site/cuda-12.1/lib64";
+  module.exit_code = 1;
+  module.findings = {{"undefined-symbol", "error"}};
+  std::vector<NodeRecord> nodes;
+  for (const char* n : {"node3", "node1"}) {
+    ok.node = n;
+    nodes.push_back(record(ok));
+  }
+  module.node = "node2";
+  nodes.push_back(record(module));
+  Fleet f = classify(nodes);
+  REQUIRE(f.classes.size() == 2);
+  CHECK(f.classes[0].hostlist == "node2"); // the worst first
+  CHECK(f.classes[0].exit_code == 1);
+  CHECK(f.classes[0].verdict == "fails: undefined-symbol");
+  CHECK(f.classes[0].next == "fix undefined-symbol");
+  CHECK(f.classes[1].hostlist == "node[1,3]");
+  CHECK(f.classes[1].verdict == "loads");
+  CHECK(f.exit_code == 1);
+  REQUIRE(f.differing == std::vector<Fact>{Fact::ld_library_path});
+  CHECK(f.classes[0].distinct.at(0).second == "+/opt/site/cuda-12.1/lib64");
+  CHECK(f.classes[1].distinct.at(0).second == "unset");
+  CHECK_FALSE(f.shared_repair_note); // one failing launch only
+}
+
+TEST_CASE("classify: driver versions of one branch are one class; another branch, another GPU are not") {
+  Doc a, b, c, d;
+  a.node = "gpu001";
+  b.node = "gpu002";
+  b.driver = "580.82.07";
+  c.node = "gpu003";
+  c.driver = "535.104.05";
+  d.node = "gpu004";
+  d.gpu = "V100";
+  Fleet f = classify({record(a), record(b), record(c), record(d)});
+  CHECK(f.classes.size() == 3);
+  const NodeClass* same = class_of(f, "gpu[001-002]");
+  REQUIRE(same);
+  CHECK(same->driver_versions == std::vector<std::string>{"580.65.06", "580.82.07"});
+  CHECK(f.differing == std::vector<Fact>{Fact::driver, Fact::gpus});
+}
+
+TEST_CASE("classify: silent nodes are classes of their own, by reason; a repeated node keeps its last document") {
+  Doc ok;
+  std::vector<NodeRecord> nodes;
+  for (int i = 1; i <= 4; ++i) {
+    ok.node = "n" + std::to_string(i);
+    nodes.push_back(record(ok));
+  }
+  nodes.push_back(silent_node("n5", {Silence::unavailable, "drained: disk"}));
+  nodes.push_back(silent_node("n6", {Silence::unavailable, "drained: disk"}));
+  nodes.push_back(silent_node("n7", {Silence::not_started, "sh: /opt/condacuda: not found"}));
+  Doc bad = ok;
+  bad.node = "n1";
+  bad.exit_code = 1;
+  bad.findings = {{"not-found", "error"}};
+  nodes.push_back(record(bad));
+  Fleet f = classify(nodes);
+  CHECK(f.repeated == std::vector<std::string>{"n1"});
+  CHECK(f.nodes.size() == 7);
+  CHECK(f.answered() == 4);
+  REQUIRE(class_of(f, "n[5-6]"));
+  CHECK(class_of(f, "n[5-6]")->silent);
+  CHECK(class_of(f, "n[5-6]")->exit_code == exit_no_answer);
+  CHECK(class_of(f, "n[5-6]")->next.find("--nodes n[5-6]") != std::string::npos);
+  REQUIRE(class_of(f, "n7"));
+  CHECK(class_of(f, "n7")->verdict == "no answer: not-started");
+  CHECK(class_of(f, "n[2-4]"));
+  CHECK(class_of(f, "n1")->exit_code == 1);
+  CHECK(f.exit_code == 1);
+  CHECK(f.classes.front().hostlist == "n1");
+}
+
+TEST_CASE("classify: failing classes with different LD_LIBRARY_PATHs get the shared-env note") {
+  Doc a, b;
+  a.node = "a1";
+  a.llp = "/opt/m1/lib";
+  a.exit_code = b.exit_code = 1;
+  a.findings = b.findings = {{"undefined-symbol", "error"}};
+  b.node = "b1";
+  b.llp = "/opt/m2/lib";
+  Fleet f = classify({record(a), record(b)});
+  REQUIRE(f.shared_repair_note);
+  CHECK(f.shared_repair_note->find("a1; b1") != std::string::npos);
+}
+
+TEST_CASE("records_from_text: one document, JSON Lines with a bad line, a fleet document read again, a broken file") {
+  Doc d;
+  auto one = records_from_text(doctor_document(d).dump(2), "out/node1.json");
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].node == "node1");
+
+  Doc e = d;
+  e.node = "node2";
+  const std::string lines = doctor_document(d).dump(-1) + "\n\n{not json\n" + doctor_document(e).dump(-1) + "\n";
+  auto many = records_from_text(lines, "all.jsonl");
+  REQUIRE(many.size() == 3);
+  CHECK(many[1].node == "all.jsonl:3");
+  CHECK(many[1].no_answer->kind == Silence::bad_document);
+  CHECK(many[2].node == "node2");
+
+  auto broken = records_from_text(doctor_document(d).dump(2).substr(0, 100), "out/gpu9.json");
+  REQUIRE(broken.size() == 1);
+  CHECK(broken[0].node == "gpu9");
+  CHECK(broken[0].no_answer->kind == Silence::bad_document);
+
+  CHECK(records_from_text("", "out/gpu10.json").at(0).no_answer->kind == Silence::no_document);
+
+  Json fleet_doc = Json::object();
+  fleet_doc.set("schema", "condacuda.fleet/1");
+  Json nodes = Json::array();
+  Json n1 = Json::object();
+  n1.set("name", "node1");
+  n1.set("doctor", doctor_document(d));
+  n1.set("check", Json());
+  n1.set("no_answer", Json());
+  nodes.push(n1);
+  Json n2 = Json::object();
+  n2.set("name", "node9");
+  n2.set("doctor", Json());
+  Json why = Json::object();
+  why.set("kind", "unavailable");
+  why.set("reason", "drained: disk");
+  why.set("exit_code", exit_no_answer);
+  n2.set("no_answer", why);
+  nodes.push(n2);
+  fleet_doc.set("nodes", nodes);
+  auto again = records_from_text(fleet_doc.dump(2), "fleet.json");
+  REQUIRE(again.size() == 2);
+  CHECK_FALSE(again[0].no_answer);
+  CHECK(again[1].no_answer->kind == Silence::unavailable);
+  CHECK(again[1].no_answer->reason == "drained: disk");
+}
+
+TEST_CASE("split_srun_output: lines by task label, markers, srun's own messages") {
+  const std::string out = "0: condacuda-fleet node node1\n"
+                          " 1: condacuda-fleet node node2\n"
+                          "0: {\"schema\": \"condacuda.doctor/1\",\n"
+                          " 1: {\"a\":\n"
+                          "0: \"x\": 1}\n"
+                          "0:\n"
+                          "0: condacuda-fleet doctor-exit 0\n"
+                          " 1: 1}\n"
+                          " 1: condacuda-fleet doctor-exit 1\n"
+                          "2: condacuda-fleet node node3\n"
+                          "2: condacuda-fleet doctor-exit 127\n";
+  const std::string err = "2: sh: 3: /opt/c/condacuda: not found\n"
+                          "srun: error: node3: task 2: Exited with exit code 127\n";
+  SrunOutput s = split_srun_output(out, err);
+  REQUIRE(s.tasks.size() == 3);
+  CHECK(s.tasks[0].node == "node1");
+  CHECK(s.tasks[0].doctor_text == "{\"schema\": \"condacuda.doctor/1\",\n\"x\": 1}\n\n");
+  CHECK(s.tasks[0].doctor_exit == 0);
+  CHECK(s.tasks[1].doctor_exit == 1);
+  CHECK(s.tasks[2].stderr_lines == std::vector<std::string>{"sh: 3: /opt/c/condacuda: not found"});
+  CHECK(s.srun_messages.size() == 1);
+  NodeRecord r = record_from_task(s.tasks[2], 300, "/opt/c/condacuda");
+  REQUIRE(r.no_answer);
+  CHECK(r.node == "node3");
+  CHECK(r.no_answer->kind == Silence::not_started);
+  CHECK(r.no_answer->reason == "/opt/c/condacuda could not be started there: sh: 3: /opt/c/condacuda: not found");
+  CHECK(record_from_task(s.tasks[1], 300, "c").no_answer->kind == Silence::bad_document); // JSON, not a condacuda document
+}
+
+TEST_CASE("record_from_task: timed out, cut short, and a check document after doctor's") {
+  TaskOutput t;
+  t.node = "gpu1";
+  t.doctor_exit = 124;
+  CHECK(record_from_task(t, 60, "c").no_answer->reason == "condacuda did not finish within 60 s");
+  t.doctor_exit.reset();
+  CHECK(record_from_task(t, 60, "c").no_answer->kind == Silence::timed_out);
+  Doc d;
+  d.node = "gpu1";
+  t.doctor_text = doctor_document(d).dump(2);
+  t.doctor_exit = 0;
+  Json check = Json::object();
+  check.set("schema", "condacuda.check/1");
+  check.set("outcome", "no-gpu");
+  check.set("exit_code", 3);
+  check.set("reason", "no usable GPU");
+  t.check_text = check.dump(2);
+  t.check_exit = 3;
+  NodeRecord r = record_from_task(t, 60, "c");
+  REQUIRE_FALSE(r.no_answer);
+  CHECK(r.verdict.check_outcome == "no-gpu");
+  CHECK(r.exit_code() == 3);
+}
+
+TEST_CASE("launch_failures: the nodes srun could not launch on") {
+  auto f = launch_failures({"srun: error: Task launch for StepId=12.0 failed on node node3: Communication connection failure",
+                            "srun: error: Application launch failed: Communication connection failure"});
+  REQUIRE(f.size() == 1);
+  CHECK(f.count("node3"));
+}
+
+TEST_CASE("sinfo: nodes, partitions, the default, states and reasons") {
+  auto nodes = parse_sinfo_nodes("node1|debug*|idle|none\nnode2|debug*|drained|disk replaced | twice\nnode3|gpu|down*|Not responding\n");
+  REQUIRE(nodes);
+  REQUIRE(nodes->size() == 3);
+  CHECK((*nodes)[0].default_partition);
+  CHECK((*nodes)[0].partition == "debug");
+  CHECK((*nodes)[1].reason == "disk replaced | twice");
+  CHECK(unavailable_reason((*nodes)[1]) == "drained: disk replaced | twice");
+  CHECK(unavailable_reason((*nodes)[2]) == "down (not responding): Not responding");
+  CHECK_FALSE(parse_sinfo_nodes("garbage\n"));
+  CHECK(takes_a_job_now("idle"));
+  CHECK(takes_a_job_now("mixed"));
+  CHECK_FALSE(takes_a_job_now("idle*"));
+  CHECK_FALSE(takes_a_job_now("idle~"));
+  CHECK_FALSE(takes_a_job_now("allocated"));
+  CHECK_FALSE(takes_a_job_now("drained"));
+  CHECK_FALSE(takes_a_job_now("draining"));
+  CHECK_FALSE(takes_a_job_now("mixed$"));
+}
