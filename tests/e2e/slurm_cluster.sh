@@ -1,0 +1,402 @@
+# shellcheck shell=bash
+# A real Slurm cluster on this one machine for the e2e tests of `condacuda
+# fleet`: docs/slurm-test-cluster.md made a library. Sourced after lib.sh
+# (it uses skip, fail, note and the prelude's cleanup):
+#
+#   source "$(dirname "$0")/lib.sh"
+#   source "$(dirname "$0")/slurm_cluster.sh"
+#   slurm_cluster_start "$scratch/slurm"      # or: ... "$scratch/slurm" 2
+#   timeout -k 5 60 srun -I -N3 --ntasks-per-node=1 -l CMD < /dev/null
+#
+# Functions
+#   slurm_cluster_start DIR [NODES]  NODES (default 3) nodes node1..nodeN of one
+#       partition `debug`, all state under DIR (made; chmod 755). Skips (exit
+#       125) when not root or a program is missing (slurmctld slurmd srun sinfo
+#       scontrol squeue scancel munged mungekey munge ss flock setpriv).
+#       Returns once every node is `idle`, or fails within
+#       SLURM_START_TIMEOUT seconds (default 30) with the logs' tails.
+#   slurm_cluster_stop  cancels the cluster's jobs, then stops every slurmd,
+#       slurmctld and munged by pid (TERM, KILL after 10 s) and reaps each.
+#       Idempotent; tolerates daemons already dead.
+#   slurm_cluster_leftovers  prints "PID STATE COMMAND" of each live process
+#       (not a zombie) the cluster started: its daemons, and any process whose
+#       environment holds this SLURM_CONF or the daemons' marker (slurmstepd,
+#       tasks). Empty after slurm_cluster_stop.
+#   slurm_node_drain NODE REASON / slurm_node_resume NODE  scontrol update.
+#   slurm_node_kill NODE     SIGKILL to NODE's slurmd by pid, reaped: a crash.
+#       Until the controller notices (about 2 x SlurmdTimeout = 20 s) a job
+#       may still be given NODE (see the doc).
+#   slurm_node_restart NODE  starts NODE's slurmd again (after
+#       slurm_node_kill) and waits until NODE is idle (ReturnToService=2).
+#   slurm_node_state NODE    NODE's state as sinfo's %T prints it (idle,
+#       drained, down*, ...).
+#   slurm_node_prolog NODE LINES...  writes DIR/etc/taskprolog.d/NODE: the
+#       TaskProlog sources it in each task started on NODE, so its `echo
+#       "export NAME=value"` lines set that task's environment. The file is
+#       read again for every task: rewrite or remove it at any time, no
+#       `scontrol reconfigure`.
+# Variables
+#   SLURM_CONF (exported)  DIR/etc/slurm.conf: srun, sinfo, scontrol, squeue
+#                          follow it
+#   SLURM_DIR              DIR
+#   SLURM_NODES            "node1 node2 node3" (NODES names)
+#   SLURM_CTLD_PORT        slurmctld's port; node i's slurmd listens on
+#                          SLURM_CTLD_PORT + i
+#   SLURM_START_TIMEOUT    seconds to wait for idle nodes (read; default 30)
+# Exported SLURM_*, SBATCH_*, SALLOC_*, SRUN_*, SQUEUE_* and SINFO_* variables
+# of the caller (say the tests run inside a real Slurm job) are unset first:
+# srun would take them as its options or job.
+#
+# The EXIT trap. slurm_cluster_start turns the prelude's plain `cleanup` EXIT
+# trap into `slurm_cluster_stop, then cleanup with the script's status`. A
+# script with an EXIT trap of its own calls slurm_cluster_stop in it before
+# `cleanup "$status"`:
+#   trap 'status=$?; slurm_cluster_stop; umount ...; cleanup "$status"' EXIT
+# and slurm_cluster_start fails when the trap has no slurm_cluster_stop.
+# Call slurm_cluster_start in the script's own shell, not in a subshell, a
+# pipe or $(...): the daemons are that shell's direct children (their pids are
+# its to wait for) and get SIGKILL when it dies (setpriv --pdeathsig), so even
+# a test killed by CTest's timeout leaves no daemon behind.
+#
+# srun in tests cannot be left to hang: `srun -N3` on a drained or dead node
+# waits for it forever (`-t` is the job's time limit, not a wait), and srun
+# waiting for resources may ignore SIGTERM once slurmctld is gone. So every
+# srun is `timeout -k 5 SECONDS srun -I ... < /dev/null`: -I (--immediate)
+# fails at once, exit 1, when the nodes are not available; timeout ends a
+# stuck one (exit 124), -k follows with SIGKILL; stdin from /dev/null (srun
+# forwards its stdin to task 0). timeout puts itself and srun in a process
+# group of their own and signals that whole group: never start the cluster
+# under a `timeout` (the daemons would be in its group and die with it).
+
+# The programs slurm_cluster_start needs.
+_slurm_programs=(slurmctld slurmd srun sinfo scontrol squeue scancel munged mungekey munge ss flock setpriv)
+# Concurrent runs (two copies of a test, or two tests) pick their ports one at
+# a time under this lock, and hold it until their daemons listen on them.
+_slurm_lock_file=/tmp/condacuda-slurm-cluster.lock
+_slurm_started=
+_slurm_exit_status=0
+_slurm_lock_fd=
+_slurm_munged_pid=
+_slurm_ctld_pid=
+declare -gA _slurm_slurmd_pid=()
+
+slurm_cluster_start() {
+  local dir=${1:?slurm_cluster_start DIR [NODES]} count=${2:-3} program i node
+  [ "$(id -u)" = 0 ] || skip "the Slurm test cluster runs its daemons as root (SlurmUser=root)"
+  for program in "${_slurm_programs[@]}"; do
+    command -v "$program" > /dev/null || skip "$program is not installed (tests/install-deps.sh installs slurmctld slurmd slurm-client munge)"
+  done
+  [ -z "$_slurm_started" ] || fail "slurm_cluster_start: a cluster is running already ($SLURM_DIR)"
+  case $count in '' | *[!0-9]* | 0) fail "slurm_cluster_start: NODES must be a positive number, not [$count]" ;; esac
+  _slurm_check_trap
+
+  local var
+  while read -r var; do
+    case $var in SLURM_* | SBATCH_* | SALLOC_* | SRUN_* | SQUEUE_* | SINFO_*) unset "$var" ;; esac
+  done < <(compgen -e)
+
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd -P)
+  SLURM_DIR=$dir
+  SLURM_NODES=
+  _slurm_slurmd_pid=()
+  for ((i = 1; i <= count; i++)); do
+    SLURM_NODES="$SLURM_NODES${SLURM_NODES:+ }node$i"
+  done
+  # munged refuses a socket folder that not everyone may enter ("Socket is inaccessible").
+  mkdir -p "$dir"/{etc/taskprolog.d,munge,state,run,log}
+  for node in $SLURM_NODES; do mkdir -p "$dir/spool/$node"; done
+  chmod 755 "$dir" "$dir/munge"
+  _slurm_started=1
+
+  exec {_slurm_lock_fd}> "$_slurm_lock_file"
+  flock -w 120 "$_slurm_lock_fd" || fail "slurm_cluster_start: no lock on $_slurm_lock_file in 120 s"
+  SLURM_CTLD_PORT=$(_slurm_free_ports $((count + 1)))
+
+  mungekey -c -k "$dir/munge/munge.key"
+  _slurm_spawn munged munged -F --force --socket="$dir/munge/munge.sock" --key-file="$dir/munge/munge.key" \
+    --log-file="$dir/log/munged.log" --pid-file="$dir/run/munged.pid" --seed-file="$dir/munge/munge.seed"
+  _slurm_munged_pid=$!
+  for ((i = 0; i < 100; i++)); do
+    munge -S "$dir/munge/munge.sock" -n > /dev/null 2>&1 && break
+    _slurm_alive "$_slurm_munged_pid" || _slurm_start_failed "munged died"
+    sleep 0.1
+  done
+  [ "$i" -lt 100 ] || _slurm_start_failed "munged does not answer on $dir/munge/munge.sock after 10 s"
+
+  _slurm_write_conf "$dir" "$SLURM_CTLD_PORT" "$count"
+  export SLURM_CONF=$dir/etc/slurm.conf
+  _slurm_spawn slurmctld slurmctld -D -f "$SLURM_CONF"
+  _slurm_ctld_pid=$!
+  for node in $SLURM_NODES; do _slurm_start_slurmd "$node"; done
+  # shellcheck disable=SC2086 # one word per node
+  _slurm_wait_idle $SLURM_NODES
+  exec {_slurm_lock_fd}>&-
+  _slurm_lock_fd=
+}
+
+slurm_cluster_stop() {
+  [ -n "$_slurm_started" ] || return 0
+  local node ids i
+  # Jobs still running (a test's srun ended by timeout): cancel them while the
+  # controller is up, so that their slurmstepd and tasks end too.
+  if _slurm_alive "$_slurm_ctld_pid"; then
+    ids=$(timeout -k 2 10 squeue -h -o %i 2> /dev/null) || ids=
+    if [ -n "$ids" ]; then
+      # shellcheck disable=SC2086 # one word per job
+      timeout -k 2 10 scancel $ids 2> /dev/null || true
+      for ((i = 0; i < 50; i++)); do
+        ids=$(timeout -k 2 10 squeue -h -o %i 2> /dev/null) || ids=
+        [ -n "$ids" ] || break
+        sleep 0.2
+      done
+    fi
+  fi
+  for node in "${!_slurm_slurmd_pid[@]}"; do
+    _slurm_kill_wait TERM "${_slurm_slurmd_pid[$node]}"
+  done
+  _slurm_slurmd_pid=()
+  _slurm_kill_wait TERM "$_slurm_ctld_pid"
+  _slurm_ctld_pid=
+  _slurm_kill_wait TERM "$_slurm_munged_pid"
+  _slurm_munged_pid=
+  if [ -n "$_slurm_lock_fd" ]; then
+    exec {_slurm_lock_fd}>&-
+    _slurm_lock_fd=
+  fi
+  _slurm_started=
+}
+
+slurm_cluster_leftovers() {
+  [ -n "${SLURM_DIR:-}" ] || return 0
+  local proc pid line state
+  for proc in /proc/[0-9]*; do
+    pid=${proc#/proc/}
+    case $pid in "$$" | "$BASHPID") continue ;; esac
+    { read -r line < "$proc/stat"; } 2> /dev/null || continue
+    state=${line##*) }
+    state=${state%% *}
+    case $state in Z | X) continue ;; esac
+    if grep -qzxF -e "CONDACUDA_SLURM_CLUSTER=$SLURM_DIR" -e "SLURM_CONF=$SLURM_DIR/etc/slurm.conf" "$proc/environ" 2> /dev/null; then
+      line=${line#* (}
+      echo "$pid $state ${line%%) *}"
+    fi
+  done
+}
+
+slurm_node_drain() {
+  local node=${1:?slurm_node_drain NODE REASON} reason=${2:?slurm_node_drain NODE REASON}
+  scontrol update nodename="$node" state=drain reason="$reason"
+}
+
+slurm_node_resume() {
+  scontrol update nodename="${1:?slurm_node_resume NODE}" state=resume
+}
+
+slurm_node_kill() {
+  local node=${1:?slurm_node_kill NODE}
+  [ -n "${_slurm_slurmd_pid[$node]:-}" ] || fail "slurm_node_kill: no slurmd of $node is running"
+  # (stderr: bash's own notice of a background job killed, "... Killed  setpriv ...")
+  { _slurm_kill_wait KILL "${_slurm_slurmd_pid[$node]}"; } 2> /dev/null
+  unset "_slurm_slurmd_pid[$node]"
+}
+
+slurm_node_restart() {
+  local node=${1:?slurm_node_restart NODE}
+  [ -n "$_slurm_started" ] || fail "slurm_node_restart: no cluster is running"
+  [ -z "${_slurm_slurmd_pid[$node]:-}" ] || fail "slurm_node_restart: $node's slurmd runs already"
+  local started
+  started=$(grep -c 'slurmd started on' "$SLURM_DIR/log/slurmd-$node.out") || true
+  _slurm_start_slurmd "$node"
+  _slurm_wait_idle "$node"
+  # Until the controller notices the dead slurmd the node stays idle: wait for
+  # the new slurmd's own word that it runs (it listens by then).
+  local i
+  for ((i = 0; i < 10 * ${SLURM_START_TIMEOUT:-30}; i++)); do
+    [ "$(grep -c 'slurmd started on' "$SLURM_DIR/log/slurmd-$node.out")" -le "$started" ] || return 0
+    _slurm_alive "${_slurm_slurmd_pid[$node]}" || _slurm_start_failed "slurmd of $node died"
+    sleep 0.1
+  done
+  _slurm_start_failed "the slurmd of $node restarted does not run after ${SLURM_START_TIMEOUT:-30} s"
+}
+
+slurm_node_state() {
+  sinfo -h -n "${1:?slurm_node_state NODE}" -o %T
+}
+
+slurm_node_prolog() {
+  local node=${1:?slurm_node_prolog NODE LINES...}
+  shift
+  printf '%s\n' "$@" > "$SLURM_DIR/etc/taskprolog.d/$node.tmp"
+  mv -f "$SLURM_DIR/etc/taskprolog.d/$node.tmp" "$SLURM_DIR/etc/taskprolog.d/$node"
+}
+
+# --- internals ---
+
+# The prelude's `trap cleanup EXIT` becomes stop-then-cleanup; a script's own
+# trap must call slurm_cluster_stop itself.
+_slurm_check_trap() {
+  local current
+  current=$(trap -p EXIT)
+  case $current in
+    "trap -- 'cleanup' EXIT")
+      trap '_slurm_exit_status=$?; slurm_cluster_stop; cleanup "$_slurm_exit_status"' EXIT ;;
+    *slurm_cluster_stop*) ;;
+    *) fail "slurm_cluster_start: the EXIT trap [$current] does not call slurm_cluster_stop (see tests/e2e/slurm_cluster.sh)" ;;
+  esac
+}
+
+# _slurm_free_ports COUNT: the first of COUNT consecutive ports, none of them
+# a LISTEN socket now, from a random start in 17000..26999 (TIME-WAIT
+# entries of an earlier run do not stop a bind).
+_slurm_free_ports() {
+  local count=$1 base port try listening
+  listening=" $(ss -Hltn | awk '{ n = split($4, a, ":"); printf "%s ", a[n] }')"
+  for ((try = 0; try < 100; try++)); do
+    base=$((17000 + (RANDOM * 32768 + RANDOM) % (10000 - count)))
+    for ((port = base; port < base + count; port++)); do
+      case $listening in *" $port "*) continue 2 ;; esac
+    done
+    echo "$base"
+    return 0
+  done
+  fail "no $count consecutive free ports in 17000..26999 after 100 tries"
+}
+
+# _slurm_spawn NAME COMMAND...: COMMAND in the background, a direct child of
+# this shell (its pid is $!), stdout and stderr to DIR/log/NAME.out, SIGKILL
+# when this shell dies, without the port lock's descriptor, marked in its
+# environment (slurmstepd inherits slurmd's) for slurm_cluster_leftovers.
+_slurm_spawn() {
+  local name=$1
+  shift
+  if [ -n "$_slurm_lock_fd" ]; then
+    CONDACUDA_SLURM_CLUSTER=$SLURM_DIR setpriv --pdeathsig KILL "$@" \
+      < /dev/null >> "$SLURM_DIR/log/$name.out" 2>&1 {_slurm_lock_fd}>&- &
+  else
+    CONDACUDA_SLURM_CLUSTER=$SLURM_DIR setpriv --pdeathsig KILL "$@" \
+      < /dev/null >> "$SLURM_DIR/log/$name.out" 2>&1 &
+  fi
+}
+
+_slurm_start_slurmd() {
+  local node=$1
+  _slurm_spawn "slurmd-$node" slurmd -D -N "$node" -f "$SLURM_CONF"
+  _slurm_slurmd_pid[$node]=$!
+}
+
+# _slurm_wait_idle NODE...: until sinfo shows each NODE exactly `idle` (not
+# `idle*`, not responding), at most SLURM_START_TIMEOUT seconds.
+_slurm_wait_idle() {
+  local limit=${SLURM_START_TIMEOUT:-30} start=$SECONDS out node want got pid listening
+  want=$(printf '%s idle\n' "$@" | sort)
+  while :; do
+    out=$(sinfo -h -N -o '%N %T' 2> /dev/null) || out=
+    got=$(for node in "$@"; do grep -x "$node idle" <<< "$out" || true; done | sort)
+    if [ "$got" = "$want" ]; then
+      listening=1
+      for node in "$@"; do # and each slurmd listens
+        [ -n "$(ss -Hltn "sport = :$((SLURM_CTLD_PORT + ${node#node}))")" ] || listening=
+      done
+      [ -z "$listening" ] || return 0
+    fi
+    _slurm_alive "$_slurm_ctld_pid" || _slurm_start_failed "slurmctld died"
+    for node in "$@"; do
+      pid=${_slurm_slurmd_pid[$node]:-}
+      [ -z "$pid" ] || _slurm_alive "$pid" || _slurm_start_failed "slurmd of $node died"
+    done
+    [ $((SECONDS - start)) -lt "$limit" ] ||
+      _slurm_start_failed "nodes not idle after $limit s; sinfo: $(tr '\n' ',' <<< "$out")"
+    sleep 0.1
+  done
+}
+
+# _slurm_start_failed WHAT: the logs' tails on stderr, the cluster stopped, fail.
+_slurm_start_failed() {
+  local log
+  for log in "$SLURM_DIR"/log/*; do
+    [ -s "$log" ] || continue
+    echo "--- tail of $log" >&2
+    tail -n 15 "$log" >&2
+  done
+  slurm_cluster_stop
+  fail "Slurm test cluster in $SLURM_DIR: $1"
+}
+
+# _slurm_alive PID: PID is a process that has not exited (a zombie has).
+_slurm_alive() {
+  local line state
+  [ -n "$1" ] || return 1
+  { read -r line < "/proc/$1/stat"; } 2> /dev/null || return 1
+  state=${line##*) }
+  state=${state%% *}
+  [ "$state" != Z ] && [ "$state" != X ]
+}
+
+# _slurm_kill_wait SIGNAL PID: SIGNAL to PID, SIGKILL if it still runs after
+# 10 s, then reaped. Nothing for an empty or gone PID.
+_slurm_kill_wait() {
+  local signal=$1 pid=$2 i
+  [ -n "$pid" ] || return 0
+  kill -"$signal" "$pid" 2> /dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    _slurm_alive "$pid" || break
+    sleep 0.1
+  done
+  if _slurm_alive "$pid"; then
+    echo "slurm_cluster: pid $pid outlived SIG$signal by 10 s: SIGKILL" >&2
+    kill -KILL "$pid" 2> /dev/null || true
+  fi
+  wait "$pid" 2> /dev/null || true
+}
+
+# _slurm_write_conf DIR BASE NODES: docs/slurm-test-cluster.md's slurm.conf,
+# and the TaskProlog that sources DIR/etc/taskprolog.d/$SLURMD_NODENAME.
+_slurm_write_conf() {
+  local dir=$1 base=$2 count=$3 i
+  {
+    cat << EOF
+ClusterName=condacuda-test
+SlurmctldHost=localhost
+SlurmctldPort=$base
+SlurmUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.sock
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdSpoolDir=$dir/spool/%n
+SlurmdPidFile=$dir/run/slurmd-%n.pid
+SlurmdLogFile=$dir/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+MailProg=/bin/true
+ReturnToService=2
+SlurmctldTimeout=10
+SlurmdTimeout=10
+MessageTimeout=5
+KillWait=2
+TaskProlog=$dir/etc/taskprolog.sh
+EOF
+    for ((i = 1; i <= count; i++)); do
+      echo "NodeName=node$i NodeHostname=localhost Port=$((base + i)) CPUs=1 State=UNKNOWN"
+    done
+    echo "PartitionName=debug Nodes=node[1-$count] Default=YES MaxTime=INFINITE State=UP"
+  } > "$dir/etc/slurm.conf"
+  cat > "$dir/etc/taskprolog.sh" << EOF
+#!/bin/sh
+# TaskProlog of the condacuda test cluster, run by slurmstepd before each task:
+# each "export NAME=value" line on stdout sets the task's environment.
+# $dir/etc/taskprolog.d/NODE is sourced for the tasks on NODE.
+f=$dir/etc/taskprolog.d/\$SLURMD_NODENAME
+if [ -f "\$f" ]; then . "\$f"; fi
+EOF
+  chmod 755 "$dir/etc/taskprolog.sh"
+}
