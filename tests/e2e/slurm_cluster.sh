@@ -22,7 +22,10 @@
 #       (not a zombie) the cluster started: its daemons, and any process whose
 #       environment holds this SLURM_CONF or the daemons' marker (slurmstepd,
 #       tasks). Empty after slurm_cluster_stop.
-#   slurm_node_drain NODE REASON / slurm_node_resume NODE  scontrol update.
+#   slurm_node_drain NODE REASON  scontrol update ... state=drain: sinfo's
+#       `%N %T %E` gives "NODE drained REASON" at once.
+#   slurm_node_resume NODE  state=resume, then waits until NODE is `idle`
+#       again (it is `idle*` until the controller pings it, 0.5-1 s).
 #   slurm_node_kill NODE     SIGKILL to NODE's slurmd by pid, reaped: a crash.
 #       Until the controller notices (about 2 x SlurmdTimeout = 20 s) a job
 #       may still be given NODE (see the doc).
@@ -169,18 +172,20 @@ slurm_cluster_stop() {
 
 slurm_cluster_leftovers() {
   [ -n "${SLURM_DIR:-}" ] || return 0
-  local proc pid line state
-  for proc in /proc/[0-9]*; do
-    pid=${proc#/proc/}
+  local environ pid line state
+  # One grep over every environment (a zombie's is empty); the list is made
+  # before grep starts, so grep's own (which holds SLURM_CONF) is not in it.
+  for environ in $(grep -lszxF -e "CONDACUDA_SLURM_CLUSTER=$SLURM_DIR" -e "SLURM_CONF=$SLURM_DIR/etc/slurm.conf" \
+    /proc/[0-9]*/environ || true); do
+    pid=${environ#/proc/}
+    pid=${pid%/environ}
     case $pid in "$$" | "$BASHPID") continue ;; esac
-    { read -r line < "$proc/stat"; } 2> /dev/null || continue
+    { read -r line < "/proc/$pid/stat"; } 2> /dev/null || continue
     state=${line##*) }
     state=${state%% *}
     case $state in Z | X) continue ;; esac
-    if grep -qzxF -e "CONDACUDA_SLURM_CLUSTER=$SLURM_DIR" -e "SLURM_CONF=$SLURM_DIR/etc/slurm.conf" "$proc/environ" 2> /dev/null; then
-      line=${line#* (}
-      echo "$pid $state ${line%%) *}"
-    fi
+    line=${line#* (}
+    echo "$pid $state ${line%%) *}"
   done
 }
 
@@ -190,7 +195,11 @@ slurm_node_drain() {
 }
 
 slurm_node_resume() {
-  scontrol update nodename="${1:?slurm_node_resume NODE}" state=resume
+  local node=${1:?slurm_node_resume NODE}
+  scontrol update nodename="$node" state=resume
+  # The node is `idle*` (not responding) until the controller's next ping of
+  # its slurmd (0.5-1 s here); jobs are not given it before.
+  _slurm_wait_idle "$node"
 }
 
 slurm_node_kill() {
