@@ -11,13 +11,16 @@
 # Functions
 #   slurm_cluster_start DIR [NODES]  NODES (default 3) nodes node1..nodeN of one
 #       partition `debug`, all state under DIR (made; chmod 755). Skips (exit
-#       125) when not root or a program is missing (slurmctld slurmd srun sinfo
-#       scontrol squeue scancel munged mungekey munge ss flock setpriv).
+#       125) when not root or a program is missing (slurmctld slurmd srun
+#       sbatch sinfo scontrol squeue scancel munged mungekey munge ss flock
+#       setpriv).
 #       Returns once every node is `idle`, or fails within
 #       SLURM_START_TIMEOUT seconds (default 30) with the logs' tails.
 #   slurm_cluster_stop  cancels the cluster's jobs, then stops every slurmd,
-#       slurmctld and munged by pid (TERM, KILL after 10 s) and reaps each.
-#       Idempotent; tolerates daemons already dead.
+#       slurmctld and munged by pid (TERM, KILL after 10 s) and reaps each,
+#       then SIGKILLs any slurmstepd or task of the cluster's jobs still there
+#       (named on stderr; see _slurm_kill_orphans). Idempotent; tolerates
+#       daemons already dead.
 #   slurm_cluster_leftovers  prints "PID STATE COMMAND" of each live process
 #       (not a zombie) the cluster started: its daemons, and any process whose
 #       environment holds this SLURM_CONF or the daemons' marker (slurmstepd,
@@ -31,6 +34,10 @@
 #       may still be given NODE (see the doc).
 #   slurm_node_restart NODE  starts NODE's slurmd again (after
 #       slurm_node_kill) and waits until NODE is idle (ReturnToService=2).
+#   slurm_wait_jobs_done  waits until squeue lists no job (at most 30 s, then
+#       fails): a job stays `completing` a moment after its
+#       srun returned, and an `srun -I` on its nodes then fails ("Requested
+#       nodes are busy"; seen once in ~100 back-to-back sruns, under load).
 #   slurm_node_state NODE    NODE's state as sinfo's %T prints it (idle,
 #       drained, down*, ...).
 #   slurm_node_prolog NODE LINES...  writes DIR/etc/taskprolog.d/NODE: the
@@ -47,8 +54,8 @@
 #                          SLURM_CTLD_PORT + i
 #   SLURM_START_TIMEOUT    seconds to wait for idle nodes (read; default 30)
 # Exported SLURM_*, SBATCH_*, SALLOC_*, SRUN_*, SQUEUE_* and SINFO_* variables
-# of the caller (say the tests run inside a real Slurm job) are unset first:
-# srun would take them as its options or job.
+# of the caller (say the tests run inside a real Slurm job) are unset first
+# (all but SLURM_START_TIMEOUT): srun would take them as its options or job.
 #
 # The EXIT trap. slurm_cluster_start turns the prelude's plain `cleanup` EXIT
 # trap into `slurm_cluster_stop, then cleanup with the script's status`. A
@@ -64,15 +71,22 @@
 # srun in tests cannot be left to hang: `srun -N3` on a drained or dead node
 # waits for it forever (`-t` is the job's time limit, not a wait), and srun
 # waiting for resources may ignore SIGTERM once slurmctld is gone. So every
-# srun is `timeout -k 5 SECONDS srun -I ... < /dev/null`: -I (--immediate)
-# fails at once, exit 1, when the nodes are not available; timeout ends a
+# srun is
+#   slurm_wait_jobs_done; timeout -k 5 SECONDS srun -I ... < /dev/null
+# -I (--immediate) fails at once, exit 1, when the nodes are not available
+# (drained, down, or busy: hence slurm_wait_jobs_done first); timeout ends a
 # stuck one (exit 124), -k follows with SIGKILL; stdin from /dev/null (srun
-# forwards its stdin to task 0). timeout puts itself and srun in a process
-# group of their own and signals that whole group: never start the cluster
-# under a `timeout` (the daemons would be in its group and die with it).
+# forwards its stdin to task 0). `--immediate=N` is no fast failure: with a
+# node drained it waits the N seconds, then says "Requested nodes are busy".
+# timeout puts itself and srun in a process group of their own and signals
+# that whole group (`timeout -s KILL` kills itself too: bash reports it
+# "Killed"): never start the cluster under a `timeout` (the daemons would be
+# in its group and die with it).
+# No bare `wait` in a script with a cluster: the daemons are its background
+# children, so `wait` without a pid waits for them, forever.
 
 # The programs slurm_cluster_start needs.
-_slurm_programs=(slurmctld slurmd srun sinfo scontrol squeue scancel munged mungekey munge ss flock setpriv)
+_slurm_programs=(slurmctld slurmd srun sbatch sinfo scontrol squeue scancel munged mungekey munge ss flock setpriv)
 # Concurrent runs (two copies of a test, or two tests) pick their ports one at
 # a time under this lock, and hold it until their daemons listen on them.
 _slurm_lock_file=/tmp/condacuda-slurm-cluster.lock
@@ -95,7 +109,10 @@ slurm_cluster_start() {
 
   local var
   while read -r var; do
-    case $var in SLURM_* | SBATCH_* | SALLOC_* | SRUN_* | SQUEUE_* | SINFO_*) unset "$var" ;; esac
+    case $var in
+      SLURM_START_TIMEOUT) ;;
+      SLURM_* | SBATCH_* | SALLOC_* | SRUN_* | SQUEUE_* | SINFO_*) unset "$var" ;;
+    esac
   done < <(compgen -e)
 
   mkdir -p "$dir"
@@ -140,16 +157,20 @@ slurm_cluster_start() {
 
 slurm_cluster_stop() {
   [ -n "$_slurm_started" ] || return 0
-  local node ids i
+  local node ids end
   # Jobs still running (a test's srun ended by timeout): cancel them while the
-  # controller is up, so that their slurmstepd and tasks end too.
+  # controller is up, so that their slurmstepd and tasks end too (about 3 s;
+  # slurmctld takes as long to stop while one is `completing`). At most 5 s:
+  # a job on a node whose slurmd was killed stays `completing` until the
+  # controller marks the node down (20 s); _slurm_kill_orphans ends its rest.
   if _slurm_alive "$_slurm_ctld_pid"; then
-    ids=$(timeout -k 2 10 squeue -h -o %i 2> /dev/null) || ids=
+    ids=$(timeout -k 2 5 squeue -h -o %i 2> /dev/null) || ids=
     if [ -n "$ids" ]; then
       # shellcheck disable=SC2086 # one word per job
-      timeout -k 2 10 scancel $ids 2> /dev/null || true
-      for ((i = 0; i < 50; i++)); do
-        ids=$(timeout -k 2 10 squeue -h -o %i 2> /dev/null) || ids=
+      timeout -k 2 5 scancel $ids 2> /dev/null || true
+      end=$((SECONDS + 5))
+      while [ "$SECONDS" -lt "$end" ]; do
+        ids=$(timeout -k 2 5 squeue -h -o %i 2> /dev/null) || ids=
         [ -n "$ids" ] || break
         sleep 0.2
       done
@@ -163,6 +184,7 @@ slurm_cluster_stop() {
   _slurm_ctld_pid=
   _slurm_kill_wait TERM "$_slurm_munged_pid"
   _slurm_munged_pid=
+  _slurm_kill_orphans
   if [ -n "$_slurm_lock_fd" ]; then
     exec {_slurm_lock_fd}>&-
     _slurm_lock_fd=
@@ -227,6 +249,16 @@ slurm_node_restart() {
     sleep 0.1
   done
   _slurm_start_failed "the slurmd of $node restarted does not run after ${SLURM_START_TIMEOUT:-30} s"
+}
+
+slurm_wait_jobs_done() {
+  local limit=30 start=$SECONDS jobs
+  while :; do
+    jobs=$(squeue -h -o '%i %T' 2> /dev/null) || jobs="(squeue failed)"
+    [ -n "$jobs" ] || return 0
+    [ $((SECONDS - start)) -lt "$limit" ] || fail "slurm_wait_jobs_done: jobs left after $limit s: $(tr '\n' ',' <<< "$jobs")"
+    sleep 0.05
+  done
 }
 
 slurm_node_state() {
@@ -320,13 +352,15 @@ _slurm_wait_idle() {
   done
 }
 
-# _slurm_start_failed WHAT: the logs' tails on stderr, the cluster stopped, fail.
+# _slurm_start_failed WHAT: the tails of the daemons' stderr (-D: what their
+# log files hold, and what they print before opening them) on stderr, the
+# cluster stopped, fail.
 _slurm_start_failed() {
   local log
-  for log in "$SLURM_DIR"/log/*; do
+  for log in "$SLURM_DIR"/log/*.out; do
     [ -s "$log" ] || continue
     echo "--- tail of $log" >&2
-    tail -n 15 "$log" >&2
+    tail -n 12 "$log" >&2
   done
   slurm_cluster_stop
   fail "Slurm test cluster in $SLURM_DIR: $1"
@@ -357,6 +391,28 @@ _slurm_kill_wait() {
     kill -KILL "$pid" 2> /dev/null || true
   fi
   wait "$pid" 2> /dev/null || true
+}
+
+# _slurm_kill_orphans: SIGKILL to what the cluster's jobs left once the daemons
+# are gone (a job whose cancel did not reach its node, a slurmd killed): a
+# slurmstepd without its slurmd ignores SIGTERM and stays even after its task
+# ended; the tasks (SLURMD_NODENAME in their environment). Only processes
+# that slurm_cluster_leftovers names (this cluster's SLURM_CONF or marker).
+_slurm_kill_orphans() {
+  local pid state comm pids=() i
+  while read -r pid state comm; do
+    if [ "$comm" = slurmstepd ] || grep -qz '^SLURMD_NODENAME=' "/proc/$pid/environ" 2> /dev/null; then
+      echo "slurm_cluster_stop: SIGKILL to pid $pid ($comm, state $state), left by the cluster's jobs" >&2
+      kill -KILL "$pid" 2> /dev/null || true
+      pids+=("$pid")
+    fi
+  done < <(slurm_cluster_leftovers)
+  for pid in "${pids[@]}"; do
+    for ((i = 0; i < 50; i++)); do
+      _slurm_alive "$pid" || break
+      sleep 0.1
+    done
+  done
 }
 
 # _slurm_write_conf DIR BASE NODES: docs/slurm-test-cluster.md's slurm.conf,
