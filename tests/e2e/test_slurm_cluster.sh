@@ -2,14 +2,19 @@
 # The Slurm test cluster of tests/e2e/slurm_cluster.sh, which the tests of
 # `condacuda fleet` stand on: three nodes idle, one task per node, a TaskProlog
 # file that sets node2's LD_LIBRARY_PATH only (read again for every task), a
-# drained node refused at once, a killed slurmd restarted, and no process left
-# after the stop. It records what srun prints that fleet will parse: -l's
-# labels, a failed exec's stderr, the exit statuses.
+# drained node refused at once, a killed slurmd restarted, a job still running
+# cancelled by the stop, and no process left after it. It records what srun
+# prints that fleet will parse: -l's labels, a failed exec's stderr, the exit
+# statuses.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/slurm_cluster.sh"
 
-# Every srun: -I (fail, not wait, when nodes are unavailable), a timeout, no stdin.
-srun_() { timeout -k 5 30 srun -I "$@" < /dev/null; }
+# Every srun: no job left (its nodes may be still completing), -I (fail, not
+# wait, when nodes are unavailable), a timeout, no stdin.
+srun_() {
+  slurm_wait_jobs_done
+  timeout -k 5 30 srun -I "$@" < /dev/null
+}
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
 t0=$(ms)
@@ -96,13 +101,24 @@ slurm_node_restart node3
 out=$(srun_ -N3 --ntasks-per-node=1 -l printenv SLURMD_NODENAME | sort)
 expect_eq "$out" $'0: node1\n1: node2\n2: node3' "srun -N3 after node3's slurmd was restarted"
 
+# A job still running (a batch job, no srun waits for it): the stop cancels it.
+slurm_wait_jobs_done
+sbatch -N3 -o /dev/null --wrap 'sleep 300' > /dev/null
+for ((i = 0; i < 100; i++)); do
+  [ "$(squeue -h -o %T)" != RUNNING ] || break
+  sleep 0.1
+done
+expect_eq "$(squeue -h -o '%T %N')" "RUNNING node[1-3]" "squeue after sbatch"
+
 # The stop leaves no process of the cluster (zombies of slurmstepd under
-# PID 1, gone within seconds, do not count) and no port listening.
+# PID 1, gone within seconds, do not count) and no port listening; it had
+# nothing to SIGKILL (it names what it does on stderr).
 running=$(slurm_cluster_leftovers | awk '$3 ~ /^(munged|slurmctld|slurmd|slurmscriptd)$/ { print $3 }' | sort | tr '\n' ' ')
 expect_eq "$running" "munged slurmctld slurmd slurmd slurmd slurmscriptd " "the daemons slurm_cluster_leftovers lists while the cluster runs"
 t=$(ms)
-slurm_cluster_stop
+slurm_cluster_stop 2> "$scratch/stop.err"
 note "cluster stopped in $(($(ms) - t)) ms"
+expect_eq "$(cat "$scratch/stop.err")" "" "slurm_cluster_stop's stderr"
 slurm_cluster_stop
 left=$(slurm_cluster_leftovers)
 [ -z "$left" ] || fail "processes left after slurm_cluster_stop: $left"
