@@ -401,7 +401,7 @@ _slurm_kill_wait() {
 _slurm_kill_orphans() {
   local pid state comm pids=() i
   while read -r pid state comm; do
-    if [ "$comm" = slurmstepd ] || grep -qz '^SLURMD_NODENAME=' "/proc/$pid/environ" 2> /dev/null; then
+    if grep -qz '^SLURMD_NODENAME=' "/proc/$pid/environ" 2> /dev/null || [ "$comm" = slurmstepd ]; then
       echo "slurm_cluster_stop: SIGKILL to pid $pid ($comm, state $state), left by the cluster's jobs" >&2
       kill -KILL "$pid" 2> /dev/null || true
       pids+=("$pid")
