@@ -6,6 +6,7 @@
 #   source "$(dirname "$0")/lib.sh"
 #   source "$(dirname "$0")/slurm_cluster.sh"
 #   slurm_cluster_start "$scratch/slurm"      # or: ... "$scratch/slurm" 2
+#   slurm_wait_jobs_done
 #   timeout -k 5 60 srun -I -N3 --ntasks-per-node=1 -l CMD < /dev/null
 #
 # Functions
@@ -22,9 +23,10 @@
 #       (named on stderr; see _slurm_kill_orphans). Idempotent; tolerates
 #       daemons already dead.
 #   slurm_cluster_leftovers  prints "PID STATE COMMAND" of each live process
-#       (not a zombie) the cluster started: its daemons, and any process whose
-#       environment holds this SLURM_CONF or the daemons' marker (slurmstepd,
-#       tasks). Empty after slurm_cluster_stop.
+#       (not a zombie) of the cluster: its daemons (marked in their
+#       environment), each slurmstepd (holds a file under DIR open) and task
+#       (this SLURM_CONF in its environment, from srun's). Empty after
+#       slurm_cluster_stop.
 #   slurm_node_drain NODE REASON  scontrol update ... state=drain: sinfo's
 #       `%N %T %E` gives "NODE drained REASON" at once.
 #   slurm_node_resume NODE  state=resume, then waits until NODE is `idle`
@@ -35,9 +37,10 @@
 #   slurm_node_restart NODE  starts NODE's slurmd again (after
 #       slurm_node_kill) and waits until NODE is idle (ReturnToService=2).
 #   slurm_wait_jobs_done  waits until squeue lists no job (at most 30 s, then
-#       fails): a job stays `completing` a moment after its
-#       srun returned, and an `srun -I` on its nodes then fails ("Requested
-#       nodes are busy"; seen once in ~100 back-to-back sruns, under load).
+#       fails): a job stays `completing` a moment after its srun returned, and
+#       an `srun -I` on its nodes then fails ("Requested nodes are busy"; seen
+#       once with two clusters and a build running, not in 40 back-to-back
+#       sruns on a quieter machine).
 #   slurm_node_state NODE    NODE's state as sinfo's %T prints it (idle,
 #       drained, down*, ...).
 #   slurm_node_prolog NODE LINES...  writes DIR/etc/taskprolog.d/NODE: the
@@ -66,7 +69,9 @@
 # Call slurm_cluster_start in the script's own shell, not in a subshell, a
 # pipe or $(...): the daemons are that shell's direct children (their pids are
 # its to wait for) and get SIGKILL when it dies (setpriv --pdeathsig), so even
-# a test killed by CTest's timeout leaves no daemon behind.
+# a test killed by CTest's timeout (SIGKILL, no EXIT trap) leaves no daemon
+# behind. The slurmstepd and tasks of a job running then do stay (a
+# slurmstepd without its slurmd outlives its task too).
 #
 # srun in tests cannot be left to hang: `srun -N3` on a drained or dead node
 # waits for it forever (`-t` is the job's time limit, not a wait), and srun
@@ -123,7 +128,10 @@ slurm_cluster_start() {
   for ((i = 1; i <= count; i++)); do
     SLURM_NODES="$SLURM_NODES${SLURM_NODES:+ }node$i"
   done
-  # munged refuses a socket folder that not everyone may enter ("Socket is inaccessible").
+  # munged refuses a socket folder that not everyone may enter ("Socket is
+  # inaccessible"), and any folder above it: --force below makes that a
+  # warning for the folders above DIR ($scratch is mktemp -d's 700; the
+  # clients are root).
   mkdir -p "$dir"/{etc/taskprolog.d,munge,state,run,log}
   for node in $SLURM_NODES; do mkdir -p "$dir/spool/$node"; done
   chmod 755 "$dir" "$dir/munge"
@@ -194,13 +202,16 @@ slurm_cluster_stop() {
 
 slurm_cluster_leftovers() {
   [ -n "${SLURM_DIR:-}" ] || return 0
-  local environ pid line state
-  # One grep over every environment (a zombie's is empty); the list is made
-  # before grep starts, so grep's own (which holds SLURM_CONF) is not in it.
-  for environ in $(grep -lszxF -e "CONDACUDA_SLURM_CLUSTER=$SLURM_DIR" -e "SLURM_CONF=$SLURM_DIR/etc/slurm.conf" \
-    /proc/[0-9]*/environ || true); do
-    pid=${environ#/proc/}
-    pid=${pid%/environ}
+  local pid line state
+  # The daemons carry CONDACUDA_SLURM_CLUSTER=DIR, tasks SLURM_CONF (srun
+  # passes its environment), and slurmstepd keeps its slurmd's log open (its
+  # own environment is no proof: its process title overwrites most of it).
+  # One grep and one find over all processes; their lists are made before
+  # they start, so their own (which hold SLURM_CONF) are not in them.
+  for pid in $( {
+    grep -lszxF -e "CONDACUDA_SLURM_CLUSTER=$SLURM_DIR" -e "SLURM_CONF=$SLURM_DIR/etc/slurm.conf" /proc/[0-9]*/environ || true
+    find /proc/[0-9]*/fd -maxdepth 1 -lname "$SLURM_DIR/*" 2> /dev/null || true
+  } | cut -d/ -f3 | sort -un); do
     case $pid in "$$" | "$BASHPID") continue ;; esac
     { read -r line < "/proc/$pid/stat"; } 2> /dev/null || continue
     state=${line##*) }
@@ -307,7 +318,7 @@ _slurm_free_ports() {
 # _slurm_spawn NAME COMMAND...: COMMAND in the background, a direct child of
 # this shell (its pid is $!), stdout and stderr to DIR/log/NAME.out, SIGKILL
 # when this shell dies, without the port lock's descriptor, marked in its
-# environment (slurmstepd inherits slurmd's) for slurm_cluster_leftovers.
+# environment (CONDACUDA_SLURM_CLUSTER=DIR) for slurm_cluster_leftovers.
 _slurm_spawn() {
   local name=$1
   shift
@@ -397,7 +408,7 @@ _slurm_kill_wait() {
 # are gone (a job whose cancel did not reach its node, a slurmd killed): a
 # slurmstepd without its slurmd ignores SIGTERM and stays even after its task
 # ended; the tasks (SLURMD_NODENAME in their environment). Only processes
-# that slurm_cluster_leftovers names (this cluster's SLURM_CONF or marker).
+# that slurm_cluster_leftovers names.
 _slurm_kill_orphans() {
   local pid state comm pids=() i
   while read -r pid state comm; do

@@ -109,6 +109,12 @@ for ((i = 0; i < 100; i++)); do
   sleep 0.1
 done
 expect_eq "$(squeue -h -o '%T %N')" "RUNNING node[1-3]" "squeue after sbatch"
+for ((i = 0; i < 100; i++)); do # its slurmstepd and task, found by slurm_cluster_leftovers
+  job=$(slurm_cluster_leftovers | awk '$3 ~ /^(slurmstepd|sleep)$/ { print $3 }' | sort -u | tr '\n' ' ')
+  [ "$job" != "sleep slurmstepd " ] || break
+  sleep 0.1
+done
+expect_eq "$job" "sleep slurmstepd " "the batch job's processes slurm_cluster_leftovers lists"
 
 # The stop leaves no process of the cluster (zombies of slurmstepd under
 # PID 1, gone within seconds, do not count) and no port listening; it had
