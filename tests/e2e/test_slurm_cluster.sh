@@ -74,6 +74,11 @@ srun_ -N3 -l sh -c 'case $SLURMD_NODENAME in node2) exit 3 ;; node3) exit 1 ;; e
 expect_eq "$status" 3 "exit status of srun with tasks exiting 0, 3 and 1"
 expect_eq "$(sort "$scratch/err")" "srun: error: node2: task 1: Exited with exit code 3
 srun: error: node3: task 2: Exited with exit code 1" "stderr of srun with tasks exiting 0, 3 and 1"
+status=0
+srun_ -N1 -w node1 sh -c 'kill -KILL $$' 2> "$scratch/err" || status=$?
+expect_eq "$status" 137 "exit status of srun with a task killed by SIGKILL"
+expect_eq "$(sed 's/StepId=[0-9]*\./StepId=J./' "$scratch/err" | sort)" "srun: Force Terminated StepId=J.0
+srun: error: node1: task 0: Killed" "stderr of srun with a task killed by SIGKILL"
 
 # A drained node: srun -I refuses a job that needs it at once; the others run.
 slurm_node_drain node3 "condacuda test"
