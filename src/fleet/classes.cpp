@@ -19,8 +19,10 @@ void add(std::string& key, const std::string& part) {
 
 std::string value_of(const std::optional<std::string>& v) { return v ? "=" + *v : "unset"; }
 
-// What classes are keyed on: the facts (the driver by branch) and the verdict
-// with its findings, never the node's own name.
+// What classes are keyed on: the verdict with its findings (and check's), or
+// why a node gave none; never the node's name nor its facts. Nodes that judge
+// alike are one class whatever else differs: the facts are then shown as
+// mixed, and tell classes apart only where the verdicts differ.
 std::string class_key(const NodeRecord& r) {
   std::string key;
   if (r.no_answer) {
@@ -30,13 +32,6 @@ std::string class_key(const NodeRecord& r) {
     add(key, std::to_string(r.no_answer->exit_code));
     return key;
   }
-  const Facts& f = r.facts;
-  add(key, f.glibc);
-  add(key, std::to_string(f.driver_branch));
-  add(key, util::join(f.gpus, ","));
-  add(key, value_of(f.ld_library_path));
-  add(key, util::join(f.system_cuda_folders, ":"));
-  add(key, util::join(f.ld_so_cache_cuda, " "));
   const Verdict& v = r.verdict;
   add(key, v.outcome + "/" + std::to_string(v.exit_code) + "/" + std::to_string(v.failing_roots));
   add(key, v.check_outcome ? *v.check_outcome + "/" + std::to_string(v.check_exit_code) : "-");
@@ -84,8 +79,18 @@ std::string list_difference(const std::vector<std::string>& mine, const std::vec
   return parts.empty() ? "(the common ones)" : util::join(parts, " ");
 }
 
-std::string distinct_value(const NodeClass& c, const Fleet& fleet, Fact fact,
-                           const std::vector<const NodeClass*>& answering) {
+// The values a fact has among a class's nodes, once each.
+std::set<std::string> class_values(const NodeClass& c, const Fleet& fleet, Fact fact) {
+  std::set<std::string> values;
+  for (std::size_t m : c.members) values.insert(fact_value(fleet.nodes[m].facts, fact));
+  return values;
+}
+
+std::string distinct_value(const NodeClass& c, const Fleet& fleet, Fact fact, const std::vector<NodeClass*>& answering) {
+  if (std::find(c.mixed.begin(), c.mixed.end(), fact) != c.mixed.end()) {
+    const auto values = class_values(c, fleet, fact);
+    return "mixed: " + util::join(std::vector<std::string>(values.begin(), values.end()), " | ");
+  }
   const Facts& f = fleet.example(c).facts;
   auto lists = [&](auto get) {
     std::vector<std::vector<std::string>> all;
@@ -126,7 +131,27 @@ std::string answered_verdict(const NodeRecord& r) {
   return out;
 }
 
-std::string answered_next(const NodeRecord& r) {
+std::string quoted(const std::string& s) { return "'" + util::replace_all(s, "'", "'\\''") + "'"; }
+
+// A repair verifies the launch it runs in and those recorded before it: a
+// class whose jobs see another LD_LIBRARY_PATH is repaired from that launch.
+std::string repair_in_launch(const NodeRecord& r, bool pin) {
+  return "LD_LIBRARY_PATH=" + quoted(*r.facts.ld_library_path) + " condacuda repair -p " + quoted(r.env_prefix) +
+         (pin ? " --pin" : "") + "  (a repair in this class's launch keeps every launch an earlier repair recorded" +
+         (pin ? "; --pin makes the env's libraries win over LD_LIBRARY_PATH however a job starts)" : ")");
+}
+
+// `one_launch`: the class's nodes share one LD_LIBRARY_PATH.
+std::string answered_next(const NodeRecord& r, bool one_launch) {
+  auto error_with = [&](const char* code) {
+    return std::any_of(r.verdict.findings.begin(), r.verdict.findings.end(),
+                       [&](const FindingLine& l) { return l.severity == "error" && l.code == code; });
+  };
+  const bool fixed_by_repair = std::any_of(r.verdict.findings.begin(), r.verdict.findings.end(), [](const FindingLine& l) {
+    return l.severity == "error" && l.fix.find("condacuda repair") != std::string::npos;
+  });
+  if (fixed_by_repair && one_launch && r.facts.ld_library_path && !r.env_prefix.empty())
+    return repair_in_launch(r, error_with("not-activated"));
   // Without activation the launch-specific fix (`repair --pin`) is the one that holds.
   for (const auto& l : r.verdict.findings)
     if (l.severity == "error" && l.code == "not-activated" && !l.fix.empty()) return l.fix;
@@ -174,6 +199,8 @@ std::vector<NodeRecord> last_per_node(std::vector<NodeRecord> nodes, std::vector
   return out;
 }
 
+// Set when the nodes the env fails on in the loader (not for its packages or
+// the driver) launch it with more than one LD_LIBRARY_PATH.
 std::optional<std::string> shared_repair_note(const Fleet& fleet) {
   std::set<std::string> values;
   std::vector<std::string> hostlists;
@@ -184,14 +211,14 @@ std::optional<std::string> shared_repair_note(const Fleet& fleet) {
       return l.severity == "error" && l.code != "misaligned" && l.code != "driver-too-old" && l.code != "no-kernel-image";
     });
     if (!loader_error) continue;
-    values.insert(value_of(r.facts.ld_library_path));
+    for (std::size_t m : c.members) values.insert(value_of(fleet.nodes[m].facts.ld_library_path));
     hostlists.push_back(c.hostlist);
   }
   if (values.size() < 2) return std::nullopt;
-  return "the env is shared: one repair must suit every class's LD_LIBRARY_PATH (" + util::join(hostlists, "; ") +
-         "). Run `condacuda repair` with each class's LD_LIBRARY_PATH in turn: each repair verifies every launch an "
-         "earlier one recorded, and writes nothing (exit 1) when no plan suits them all; `--pin` makes the env's "
-         "libraries win over any LD_LIBRARY_PATH";
+  return "the env is shared: one repair must suit every LD_LIBRARY_PATH its failing nodes launch it with (" +
+         std::to_string(values.size()) + " in " + util::join(hostlists, "; ") +
+         "). Run `condacuda repair --pin` with each of them in turn: each repair verifies every launch an earlier "
+         "one recorded, and writes nothing (exit 1) when no plan suits them all";
 }
 } // namespace
 
@@ -233,21 +260,31 @@ Fleet classify(std::vector<NodeRecord> records) {
     c.silent = r.no_answer.has_value();
     c.exit_code = r.exit_code();
     c.verdict = c.silent ? "no answer: " + std::string(to_string(r.no_answer->kind)) : answered_verdict(r);
-    c.next = c.silent ? silent_next(*r.no_answer, c.hostlist) : answered_next(r);
+    if (c.silent) c.next = silent_next(*r.no_answer, c.hostlist);
     fleet.exit_code = worse_exit_code(fleet.exit_code, c.exit_code);
   }
   std::sort(fleet.classes.begin(), fleet.classes.end(), comes_before);
-  std::vector<const NodeClass*> answering;
-  for (const auto& c : fleet.classes)
+  std::vector<NodeClass*> answering;
+  for (auto& c : fleet.classes)
     if (!c.silent) answering.push_back(&c);
   for (Fact fact : all_facts) {
-    std::set<std::string> values;
-    for (const NodeClass* c : answering) values.insert(fact_value(fleet.example(*c).facts, fact));
-    if (values.size() > 1) fleet.differing.push_back(fact);
+    std::set<std::set<std::string>> per_class;
+    for (NodeClass* c : answering) {
+      auto values = class_values(*c, fleet, fact);
+      if (values.size() > 1) c->mixed.push_back(fact);
+      per_class.insert(std::move(values));
+    }
+    const bool mixed = std::any_of(answering.begin(), answering.end(), [&](const NodeClass* c) {
+      return std::find(c->mixed.begin(), c->mixed.end(), fact) != c->mixed.end();
+    });
+    if (mixed || per_class.size() > 1) fleet.differing.push_back(fact);
   }
   for (auto& c : fleet.classes)
-    if (!c.silent)
+    if (!c.silent) {
       for (Fact fact : fleet.differing) c.distinct.emplace_back(fact, distinct_value(c, fleet, fact, answering));
+      const bool one_launch = std::find(c.mixed.begin(), c.mixed.end(), Fact::ld_library_path) == c.mixed.end();
+      c.next = answered_next(fleet.example(c), one_launch);
+    }
   fleet.shared_repair_note = shared_repair_note(fleet);
   return fleet;
 }

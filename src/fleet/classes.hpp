@@ -1,6 +1,8 @@
 #pragma once
-// Nodes grouped into classes: the nodes whose verdict and facts are the same
-// are one class, named in Slurm's hostlist notation, so a fleet of a
+// Nodes grouped into classes: the nodes whose verdict is the same (the same
+// findings, or the same reason for giving none) are one class, named in
+// Slurm's hostlist notation, with the facts that tell the classes apart and
+// those its own nodes do not share (mixed), so a fleet of a
 // thousand nodes reads as a few lines (README "Fleet"). Pure; linear in the
 // number of nodes (one key per node, one map).
 #include <optional>
@@ -23,6 +25,7 @@ struct NodeClass {
   std::string verdict;              // "loads", "loads, 2 warnings", "fails: undefined-symbol", "no answer: drained"
   std::string next;                 // what to do, one line ("" when nothing)
   bool silent = false;              // its nodes gave no verdict
+  std::vector<Fact> mixed;          // facts its nodes do not share (the class is keyed on the verdict)
   // Per differing fact: this class's value in words ("2.31", "535 (535.104.05)",
   // "+/opt/site/cuda-12.1/lib64"); empty for a silent class.
   std::vector<std::pair<Fact, std::string>> distinct;
@@ -31,7 +34,7 @@ struct NodeClass {
 struct Fleet {
   std::vector<NodeRecord> nodes;   // one per node, by name (a node named twice: its last document)
   std::vector<NodeClass> classes;  // the worst first, then the largest, then by hostlist
-  std::vector<Fact> differing;     // facts with more than one value among the answering classes
+  std::vector<Fact> differing;     // facts with more than one value among the answering nodes
   std::vector<std::string> repeated; // nodes that had more than one document (the last kept)
   // Set when classes that fail in the loader launch the env with different
   // LD_LIBRARY_PATH values: one repair of the shared env must suit them all.

@@ -126,6 +126,7 @@ NodeRecord record_from_documents(const std::string& node, const util::Json& doct
   NodeRecord r;
   r.node = facts->string_at("name").empty() ? node : facts->string_at("name");
   r.hostname = facts->string_at("hostname");
+  if (const Json* env = doctor.get("env")) r.env_prefix = env->string_at("prefix");
   r.facts = facts_from(*facts);
   r.verdict = verdict_from(doctor);
   r.doctor = doctor;

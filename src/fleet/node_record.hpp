@@ -63,6 +63,7 @@ struct Verdict {
 struct NodeRecord {
   std::string node;                  // the Slurm node name, else the host name, else the file it came from
   std::string hostname;
+  std::string env_prefix;            // the env the document judged
   std::optional<NoAnswer> no_answer; // set: no verdict (facts and verdict empty)
   Facts facts;
   Verdict verdict;

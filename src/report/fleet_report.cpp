@@ -11,7 +11,7 @@ namespace {
 using util::Json;
 
 constexpr std::size_t findings_shown = 3; // per class in the text; --json has them all
-constexpr std::size_t cell_width = 60;
+constexpr std::size_t cell_width = 60; // a list of sonames in the table; --json has it whole
 
 Json strings(const std::vector<std::string>& v) {
   Json a = Json::array();
@@ -92,6 +92,9 @@ Json class_json(const fleet::NodeClass& c, const fleet::Fleet& f) {
   j.set("verdict", c.verdict);
   j.set("no_answer", r.no_answer ? no_answer_json(*r.no_answer) : Json());
   j.set("facts", c.silent ? Json() : facts_json(c, r));
+  Json mixed = Json::array();
+  for (fleet::Fact fact : c.mixed) mixed.push(fleet::to_string(fact));
+  j.set("mixed", mixed);
   Json distinct = Json::object();
   for (const auto& [fact, text] : c.distinct) distinct.set(fleet::to_string(fact), text);
   j.set("distinct", distinct);
@@ -161,7 +164,7 @@ std::string fleet_text(const app::FleetOutcome& o, const Style& style) {
     for (fleet::Fact fact : f.differing) {
       std::string cell;
       for (const auto& [which, text] : c.distinct)
-        if (which == fact) cell = cut(text);
+        if (which == fact) cell = fact == fleet::Fact::ld_so_cache_cuda ? cut(text) : text; // paths are never cut
       row.push_back(c.silent ? "" : cell);
     }
     t.add(row);

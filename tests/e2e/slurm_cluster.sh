@@ -43,6 +43,11 @@
 #       sruns on a quieter machine).
 #   slurm_node_state NODE    NODE's state as sinfo's %T prints it (idle,
 #       drained, down*, ...).
+#   slurm_node_hide NODE PATH  (before slurm_cluster_start) NODE's slurmd, and
+#       so every task on NODE, runs in a mount namespace of its own with an
+#       empty tmpfs over PATH: a node that does not see that folder, as a node
+#       without a site's shared file system mounted. Needs unshare(1) and
+#       mount(8); skips without them.
 #   slurm_node_prolog NODE LINES...  writes DIR/etc/taskprolog.d/NODE: the
 #       TaskProlog sources it in each task started on NODE, so its `echo
 #       "export NAME=value"` lines set that task's environment. The file is
@@ -331,9 +336,23 @@ _slurm_spawn() {
   fi
 }
 
+declare -A _slurm_hidden=()
+slurm_node_hide() {
+  command -v unshare > /dev/null && command -v mount > /dev/null || skip "slurm_node_hide needs unshare and mount"
+  _slurm_hidden[${1:?slurm_node_hide NODE PATH}]=${2:?slurm_node_hide NODE PATH}
+}
+
 _slurm_start_slurmd() {
   local node=$1
-  _slurm_spawn "slurmd-$node" slurmd -D -N "$node" -f "$SLURM_CONF"
+  if [ -n "${_slurm_hidden[$node]:-}" ]; then
+    # unshare execs in place (no --fork): $! stays slurmd's pid
+    # shellcheck disable=SC2016 # expanded by that sh
+    _slurm_spawn "slurmd-$node" unshare --mount --propagation private \
+      sh -c 'mount -t tmpfs -o size=64k,mode=755 condacuda-hidden "$0" && exec "$@"' "${_slurm_hidden[$node]}" \
+      slurmd -D -N "$node" -f "$SLURM_CONF"
+  else
+    _slurm_spawn "slurmd-$node" slurmd -D -N "$node" -f "$SLURM_CONF"
+  fi
   _slurm_slurmd_pid[$node]=$!
 }
 

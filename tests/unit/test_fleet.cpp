@@ -151,21 +151,28 @@ TEST_CASE("classify: the seed fleet is two classes, named by hostlist, with the 
   CHECK_FALSE(f.shared_repair_note); // one failing launch only
 }
 
-TEST_CASE("classify: driver versions of one branch are one class; another branch, another GPU are not") {
+TEST_CASE("classify: nodes that judge alike are one class whatever their facts; the facts they do not share are mixed") {
   Doc a, b, c, d;
   a.node = "gpu001";
   b.node = "gpu002";
   b.driver = "580.82.07";
   c.node = "gpu003";
   c.driver = "535.104.05";
+  c.exit_code = 1;
+  c.findings = {{"driver-too-old", "error"}};
   d.node = "gpu004";
   d.gpu = "V100";
   Fleet f = classify({record(a), record(b), record(c), record(d)});
-  CHECK(f.classes.size() == 3);
-  const NodeClass* same = class_of(f, "gpu[001-002]");
-  REQUIRE(same);
-  CHECK(same->driver_versions == std::vector<std::string>{"580.65.06", "580.82.07"});
+  REQUIRE(f.classes.size() == 2);
+  const NodeClass* loads = class_of(f, "gpu[001-002,004]");
+  REQUIRE(loads);
+  CHECK(loads->driver_versions == std::vector<std::string>{"580.65.06", "580.82.07"}); // one branch: not mixed
+  CHECK(loads->mixed == std::vector<Fact>{Fact::gpus});
   CHECK(f.differing == std::vector<Fact>{Fact::driver, Fact::gpus});
+  const NodeClass* old = class_of(f, "gpu003");
+  REQUIRE(old);
+  CHECK(old->distinct.at(0).second == "535 (535.104.05, /proc/driver/nvidia/version)");
+  CHECK(loads->distinct.at(1).second == "mixed: H100 (sm_90) | V100 (sm_70)");
 }
 
 TEST_CASE("classify: silent nodes are classes of their own, by reason; a repeated node keeps its last document") {
@@ -209,7 +216,8 @@ TEST_CASE("classify: failing classes with different LD_LIBRARY_PATHs get the sha
   b.llp = "/opt/m2/lib";
   Fleet f = classify({record(a), record(b)});
   REQUIRE(f.shared_repair_note);
-  CHECK(f.shared_repair_note->find("a1; b1") != std::string::npos);
+  CHECK(f.shared_repair_note->find("(2 in a1,b1)") != std::string::npos); // one class, two launches
+  CHECK(f.classes.at(0).next == "fix undefined-symbol"); // no single launch to repair in
 }
 
 TEST_CASE("records_from_text: one document, JSON Lines with a bad line, a fleet document read again, a broken file") {
