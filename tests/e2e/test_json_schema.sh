@@ -32,12 +32,16 @@ doc() {
 
 doc list 0 list
 doc info 0 info -p "$env"
-LD_LIBRARY_PATH=$system doc doctor-problems 1 doctor -p "$env"
+SLURMD_NODENAME=node1 LD_LIBRARY_PATH=$system doc doctor-problems 1 doctor -p "$env"
 expect_eq "$(json "$scratch/doctor-problems.json" 'j["healthy"]')" False "healthy, kept beside outcome"
 LD_LIBRARY_PATH=$system doc repair-dry 0 repair -p "$env" --dry-run
 LD_LIBRARY_PATH=$system doc repair 0 repair -p "$env"
 LD_LIBRARY_PATH=$system doc repair-again 0 repair -p "$env"
-doc doctor-healthy 0 doctor -p "$env" --no-ld-library-path
+SLURMD_NODENAME=node2 doc doctor-healthy 0 doctor -p "$env" --no-ld-library-path
+expect_eq "$(json "$scratch/doctor-healthy.json" 'j["node"]["ld_library_path"], j["node"]["glibc"] != ""')" "(None, True)" "doctor's node facts"
+note "fleet --from reads doctor documents: condacuda.fleet/1"
+doc fleet-from 1 fleet --from "$scratch/doctor-problems.json" --from "$scratch/doctor-healthy.json"
+expect_eq "$(json "$scratch/fleet-from.json" "[c['hostlist'] for c in j['classes']]")" "['node1', 'node2']" "a class each"
 doc lock 0 lock -p "$env"
 doc lock-written 0 lock -p "$env" -o "$scratch/cuda.lock.yml"
 expect_eq "$(json "$scratch/lock-written.json" 'j["output"]')" "$scratch/cuda.lock.yml" "where the lock went"
