@@ -35,6 +35,8 @@ const std::vector<ValueDoc>& value_docs() {
       {"--color", report::ValueKind::choice, color_choices},
       {"--shells", report::ValueKind::choice, shell_choices()},
       {"--context", report::ValueKind::choice, {"activated", "not-activated"}},
+      {"--from", report::ValueKind::file, {}},
+      {"--condacuda", report::ValueKind::file, {}},
   };
   return docs;
 }
@@ -104,6 +106,8 @@ std::vector<report::ManEntry> exit_status() {
       {code(exit_no_gpu), "check: no usable GPU (no libcuda.so.1, the toolkit stub instead, no device)"},
       {code(exit_cannot_apply),
        "the env cannot be written: permissions, disk, another condacuda holding its lock past 30 s"},
+      {code(exit_no_answer),
+       "fleet: nodes that gave no verdict (drained, down, timed out, no condacuda there), every answering one loading"},
       {code(exit_internal), "a bug in condacuda"},
       {"CMD's", "run: the exit status of CMD (127 when it cannot be found, 126 when it cannot be executed)"},
   };

@@ -305,6 +305,17 @@ const std::vector<ManExample>& man_examples() {
        "unreadable.",
        {"$ condacuda lock -p ./env -o cuda.lock.yml             # commit it",
         "$ condacuda lock --check cuda.lock.yml -p ./env        # in CI, on every node"}},
+      {"The env on every node of a partition",
+       "fleet runs condacuda doctor on each node through one srun (no GPU needed) and groups the nodes by verdict, "
+       "named in Slurm's hostlist notation, with the facts that tell the classes apart (the LD_LIBRARY_PATH a "
+       "TaskProlog or module sets, the driver, the GPUs) and each class's first error and next step. --from reads "
+       "documents gathered any other way. Exit: the worst class (5 when nodes gave no verdict).",
+       {"login$ condacuda fleet /shared/envs/torch --partition gpu      # (e2e.fleet_slurm runs it on a real cluster)",
+        "  NODES                         N  VERDICT                                 LD_LIBRARY_PATH",
+        "  gpu[002,009]                  2  fails: undefined-symbol, not-activated  +/opt/modules/cuda-12.0/lib64",
+        "  gpu[001,003-008,010-016]     14  loads                                   unset",
+        "login$ pdsh -w 'gpu[001-016]' 'condacuda doctor /shared/envs/torch --json --gpu visible --context not-activated > /shared/out/$(hostname).json'",
+        "login$ condacuda fleet --from /shared/out"}},
       {"A Slurm job",
        "A batch job starts the env's programs without activating it, so no activation hook runs. condacuda run gives "
        "the command the LD_LIBRARY_PATH the env's hook would give (for an env not repaired yet, the folders repair "
@@ -349,6 +360,13 @@ const std::vector<ManEntry>& man_environment() {
       {"CONDACUDA_HOOK_STATE", "Set by the activation hooks while an env is activated: what they put on "
                                "LD_LIBRARY_PATH, so that deactivation restores it exactly. doctor reads it to judge "
                                "a launch without activation from an activated shell."},
+      {"CONDACUDA_DRIVER", "The NVIDIA driver version of this node (535.104.05), for nodes where "
+                           "/proc/driver/nvidia is absent or hidden (containers, gVisor): set it where jobs start (a "
+                           "TaskProlog, a module, the container's environment). It wins over /proc/driver/nvidia/version, "
+                           "as CONDA_OVERRIDE_CUDA does for conda; --driver wins over it."},
+      {"CONDACUDA_GPU", "This node's GPUs for --gpu auto and visible, in --gpu's words (V100, sm_90, 8.0; several "
+                        "separated by commas), for the same nodes; it wins over /proc/driver/nvidia/gpus."},
+      {"SLURMD_NODENAME", "The Slurm node name doctor's node facts give (else the host name): fleet names nodes by it."},
       {"CONDACUDA_CHILD_START", "fork: check starts its child with fork, execve and waitpid instead of pidfd_open "
                                 "(which it does by itself where pidfd_open is refused)."},
       {"NVIDIA_TF32_OVERRIDE, TORCH_ALLOW_TF32_CUBLAS_OVERRIDE, CUBLAS_EMULATION_STRATEGY, CUDA_LAUNCH_BLOCKING, "

@@ -115,14 +115,14 @@ std::optional<lock::DriverVersion> read_driver_version(const std::string& path) 
 }
 
 namespace {
-std::optional<std::string> variable(const char* name) {
-  const char* value = std::getenv(name);
+// A variable's value (std::getenv's), unset when empty.
+std::optional<std::string> variable(const char* value) {
   if (!value || !*value) return std::nullopt;
   return std::string(value);
 }
 } // namespace
 
-DeclaredNode declared_node() { return {variable("CONDACUDA_DRIVER"), variable("CONDACUDA_GPU")}; }
+DeclaredNode declared_node() { return {variable(std::getenv("CONDACUDA_DRIVER")), variable(std::getenv("CONDACUDA_GPU"))}; }
 
 Result<std::optional<lock::DriverVersion>> node_driver_version() {
   if (auto declared = declared_node().driver) {
@@ -143,7 +143,7 @@ std::string host_name() {
   return name;
 }
 
-std::optional<std::string> slurm_node_name() { return variable("SLURMD_NODENAME"); }
+std::optional<std::string> slurm_node_name() { return variable(std::getenv("SLURMD_NODENAME")); }
 
 std::vector<std::string> read_gpu_models(const std::string& root) {
   std::vector<std::string> models;
