@@ -116,9 +116,33 @@ if [ -d /proc/driver/nvidia/gpus ] || [ -e /dev/nvidiactl ]; then
   [ "$status" != 2 ] || { cat "$scratch/auto.err" >&2; fail "--gpu auto found no GPU on a machine with the driver"; }
 else
   expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu auto > /dev/null 2> "$scratch/auto.err"
-  grep -q "^condacuda: --gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/\*/information; libcuda.so.1 does not load: " \
+  grep -q "^condacuda: --gpu auto: no NVIDIA GPU visible (no /proc/driver/nvidia/gpus/\*/information, no CONDACUDA_GPU; libcuda.so.1 does not load: " \
     "$scratch/auto.err" || { cat "$scratch/auto.err" >&2; fail "--gpu auto without a GPU: why the driver listed none"; }
 fi
+
+note "--gpu visible: a node without a GPU is judged without one (fleet asks every node this)"
+unset CONDACUDA_GPU CONDACUDA_DRIVER
+if [ ! -d /proc/driver/nvidia/gpus ] && [ ! -e /dev/nvidiactl ]; then
+  expect_status 0 "$CONDACUDA" doctor -p "$env" --gpu visible --json > "$scratch/visible.json"
+  expect_eq "$(json "$scratch/visible.json" 'j["node"]["gpus"], j["node"]["gpus_source"], j["node"]["driver"]')" \
+    "([], 'none', {'version': None, 'source': 'none'})" "no GPU, no driver: the node facts say so"
+fi
+
+note "CONDACUDA_GPU and CONDACUDA_DRIVER declare what a hidden /proc/driver/nvidia does not show"
+CONDACUDA_GPU="V100, H100" CONDACUDA_DRIVER=580.65.06 expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu auto --json > "$scratch/declared.json"
+expect_eq "$(json "$scratch/declared.json" 'j["node"]["gpus"], j["node"]["gpus_source"], j["node"]["driver"]')" \
+  "([{'name': 'V100', 'sm': 'sm_70'}, {'name': 'H100', 'sm': 'sm_90'}], 'CONDACUDA_GPU', {'version': '580.65.06', 'source': 'CONDACUDA_DRIVER'})" \
+  "the declared node"
+expect_eq "$(verdicts "$scratch/declared.json")" "$(CONDACUDA_DRIVER='' expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu V100 --gpu H100 --driver 580.65.06 --json > "$scratch/named.json"; verdicts "$scratch/named.json")" \
+  "declared GPUs judge as named ones"
+CONDACUDA_DRIVER=535.104.05 expect_status 1 "$CONDACUDA" doctor -p "$env" --gpu H100 --json > "$scratch/declared-535.json"
+expect_eq "$(verdicts "$scratch/declared-535.json")" "$(verdicts "$scratch/535.json")" "a declared 535 driver judges as --driver 535"
+CONDACUDA_DRIVER=535.104.05 expect_status 0 "$CONDACUDA" doctor -p "$env" --gpu H100 --driver 580.65.06 --json > "$scratch/given.json"
+expect_eq "$(json "$scratch/given.json" 'j["node"]["driver"]')" "{'version': '580.65.06', 'source': '--driver'}" "--driver wins over the declaration"
+CONDACUDA_GPU=Z9000 expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu visible > /dev/null 2> "$scratch/err"
+grep -q "CONDACUDA_GPU: unknown GPU 'Z9000'" "$scratch/err" || fail "a bad CONDACUDA_GPU: $(cat "$scratch/err")"
+CONDACUDA_DRIVER=recent expect_status 2 "$CONDACUDA" doctor -p "$env" > /dev/null 2> "$scratch/err"
+grep -q "CONDACUDA_DRIVER='recent' is not a driver version" "$scratch/err" || fail "a bad CONDACUDA_DRIVER: $(cat "$scratch/err")"
 
 note "a GPU the table does not know is a usage error"
 expect_status 2 "$CONDACUDA" doctor -p "$env" --gpu "Z9000" > /dev/null 2> "$scratch/err"
