@@ -8,6 +8,7 @@
 #include "fleet/documents.hpp"
 #include "fleet/node_script.hpp"
 #include "fleet/slurm.hpp"
+#include "app/repair.hpp"
 #include "launch/launch.hpp"
 #include "sys/child_process.hpp"
 #include "sys/mapped_file.hpp"
@@ -28,8 +29,13 @@ Result<std::string> program(const std::string& name) {
                                               " is not on PATH (gather the documents another way and use --from)");
 }
 
+// srun's output holds every node's documents (a doctor document of a large env
+// is a few hundred KB): room for thousands of nodes.
+constexpr std::size_t max_srun_output = std::size_t(1) << 30;
+
 sys::ChildRun run(const std::string& program, std::vector<std::string> args, double timeout_s) {
-  return sys::run_child({program, std::move(args), sys::environment_with(sys::shell_environment().ld_library_path), timeout_s});
+  return sys::run_child({program, std::move(args), sys::environment_with(sys::shell_environment().ld_library_path), timeout_s,
+                         max_srun_output});
 }
 
 std::string shell_words(const std::vector<std::string>& words) {
@@ -163,6 +169,41 @@ Result<std::vector<fleet::NodeRecord>> through_srun(const FleetOptions& o, std::
   return records;
 }
 
+std::string quoted(const std::string& s) { return "'" + util::replace_all(s, "'", "'\\''") + "'"; }
+
+// Whether one repair of the shared env suits every launch its nodes have: a
+// dry run of `repair --pin` here verifying each LD_LIBRARY_PATH the nodes
+// launch it with (this machine's loader facts stand for the nodes'). nullopt
+// when no failing node is fixed by a repair, or the nodes share one launch.
+std::optional<std::string> one_repair_for_all(const fleet::Fleet& f, const env::EnvRecord& env) {
+  bool repair_fixes = false;
+  std::vector<launch::PathValue> launches;
+  for (const auto& r : f.nodes) {
+    if (r.no_answer) continue;
+    if (!launch::is_recorded(launches, r.facts.ld_library_path)) launches.push_back(r.facts.ld_library_path);
+    for (const auto& l : r.verdict.findings)
+      repair_fixes |= l.severity == "error" && l.fix.find("condacuda repair") != std::string::npos;
+  }
+  if (!repair_fixes || launches.size() < 2) return std::nullopt;
+  std::string command = "condacuda repair -p " + quoted(env.prefix) + " --pin";
+  for (const auto& l : launches) command += " --launch " + (l ? quoted(*l) : std::string("unset"));
+  const RepairOutcome dry = repair({env, {repair::Shell::posix}, true, true, false, launches});
+  const std::string values = std::to_string(launches.size()) + " LD_LIBRARY_PATH values";
+  switch (dry.status) {
+  case RepairStatus::would_repair:
+  case RepairStatus::unchanged:
+  case RepairStatus::nothing_to_do:
+    return "one repair of the shared env suits every launch its nodes have (" + values +
+           ", verified here with this machine's loader): " + command;
+  case RepairStatus::cannot_repair:
+    return "no single repair of the shared env suits every launch its nodes have (" + values + "): " +
+           dry.failure.value_or("its verification fails") + " (`" + command + " --dry-run` says more)";
+  default:
+    return "whether one repair suits every launch (" + values + ") is not known: `" + command + " --dry-run` " +
+           (dry.error ? "fails here: " + dry.error->message : "meets files in the way");
+  }
+}
+
 Result<std::vector<fleet::NodeRecord>> from_files(const std::vector<std::string>& paths, std::vector<std::string>& inputs) {
   for (const auto& p : paths) {
     if (!sys::is_directory(p)) {
@@ -198,6 +239,8 @@ Result<FleetOutcome> fleet(const FleetOptions& options) {
   auto records = out.source == FleetSource::files ? from_files(options.from, out.inputs) : through_srun(options, out.commands);
   if (!records) return records.error();
   out.fleet = fleet::classify(std::move(*records));
+  if (options.env)
+    if (auto note = one_repair_for_all(out.fleet, *options.env)) out.fleet.shared_repair_note = std::move(note);
   out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return out;
 }

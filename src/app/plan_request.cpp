@@ -55,7 +55,10 @@ repair::PlanRequest plan_request(const doctor::DoctorInputs& inputs, const std::
   const std::vector<launch::PathValue> recorded = previous ? previous->launches : std::vector<launch::PathValue>{};
   if (choices.this_shell) {
     const auto shell = launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
-    request.launches = launch::record_launch(recorded, shell, choices.forget_launches);
+    // This shell's launch last: it is the one a repair names as its own.
+    std::vector<launch::PathValue> base = choices.forget_launches ? std::vector<launch::PathValue>{} : recorded;
+    for (const auto& extra : choices.extra_launches) base = launch::record_launch(base, extra);
+    request.launches = launch::record_launch(base, shell);
     request.not_activated_values = not_activated_values(shell, request.launches, system_cuda_dirs);
   } else {
     // The env's own plan, whatever shell asks (doctor's staleness): its recorded launches only.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "doctor/doctor.hpp"
+#include "launch/launch.hpp"
 #include "repair/manifest.hpp"
 #include "repair/plan.hpp"
 
@@ -22,6 +23,9 @@ struct PlanChoices {
   std::optional<bool> pin;     // --pin / --no-pin; nullopt: the default
   bool this_shell = true;      // add this shell's launch (repair); false: the recorded ones only (doctor's staleness)
   bool forget_launches = false; // repair --forget-launches: this shell's launch only
+  // repair --launch: more launches to verify and record, beside this shell's
+  // (a partition's module path, the launches fleet's classes have).
+  std::vector<launch::PathValue> extra_launches;
 };
 
 // `system_cuda_dirs`: the machine's (sys::system_cuda_dirs), first in the

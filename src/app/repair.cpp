@@ -111,7 +111,11 @@ RepairOutcome repair(const RepairOptions& options) {
   if (!inputs) return failed(std::move(o), inputs.error());
   o.warnings = inputs->inventory.warnings;
   const auto system = sys::system_cuda_dirs();
-  repair::PlanRequest request = plan_request(*inputs, previous, {options.pin, true, options.forget_launches}, system);
+  repair::PlanRequest request =
+      plan_request(*inputs, previous, {options.pin, true, options.forget_launches, options.launches}, system);
+  if (!options.launches.empty())
+    o.notes.push_back("the launch(es) given with --launch are verified and recorded too: " +
+                      std::to_string(options.launches.size()) + " LD_LIBRARY_PATH value(s) beside this shell's");
   if (request.pin && !options.pin && is_venv(options.env) && !previous)
     o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
                       "env's libraries win without it; --no-pin does not");

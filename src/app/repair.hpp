@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "env/discovery.hpp"
+#include "launch/launch.hpp"
 #include "repair/changes.hpp"
 #include "repair/hooks.hpp"
 #include "repair/plan.hpp"
@@ -25,6 +26,8 @@ struct RepairOptions {
   // --forget-launches: verify and record this shell's launch only, not those
   // earlier repairs recorded (the pins they made stay unless --no-pin).
   bool forget_launches = false;
+  // --launch: LD_LIBRARY_PATH values to verify and record too (nullopt: unset).
+  std::vector<launch::PathValue> launches;
 };
 
 enum class RepairStatus {

@@ -14,6 +14,7 @@ struct RepairArgs {
   bool post_link = false;
   bool pin = false, no_pin = false;
   bool forget_launches = false;
+  std::vector<std::string> launches;
   std::string shells = "sh,fish,csh";
 };
 
@@ -54,7 +55,9 @@ int repair_command(const RepairArgs& args) {
   if (!shells) return fail(shells.error(), args.out, exit_bad_input);
   std::optional<bool> pin;
   if (args.pin || args.no_pin) pin = args.pin;
-  auto outcome = app::repair({*env, *shells, args.dry_run, pin, args.forget_launches});
+  std::vector<std::optional<std::string>> launches; // launch::PathValue
+  for (const auto& l : args.launches) launches.emplace_back(l == "unset" ? std::nullopt : std::optional(l));
+  auto outcome = app::repair({*env, *shells, args.dry_run, pin, args.forget_launches, launches});
   for (const auto& w : outcome.warnings) print_warning(w);
   if (outcome.error) return fail(*outcome.error, args.out, exit_code_for(outcome));
   return emit_result(args.out, report::repair_rendering(outcome), exit_code_for(outcome));
@@ -75,6 +78,9 @@ Command add_repair(CLI::App& root) {
   sub->add_flag("--forget-launches", args->forget_launches,
                 "Verify and record only this shell's launch, not the LD_LIBRARY_PATH values earlier repairs recorded "
                 "(their pins stay unless --no-pin)");
+  sub->add_option("--launch", args->launches,
+                  "Also verify and record this LD_LIBRARY_PATH launch (repeatable; 'unset' for none): a partition's "
+                  "module path, the launches `condacuda fleet` found on the nodes");
   sub->add_option("--shells", args->shells, "Hook flavours to write: sh (always), fish, csh")->capture_default_str();
   sub->add_flag("--post-link", args->post_link,
                 "For conda link scripts: never fail, say what happened in $PREFIX/.messages.txt, print nothing");

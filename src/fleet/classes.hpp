@@ -36,8 +36,10 @@ struct Fleet {
   std::vector<NodeClass> classes;  // the worst first, then the largest, then by hostlist
   std::vector<Fact> differing;     // facts with more than one value among the answering nodes
   std::vector<std::string> repeated; // nodes that had more than one document (the last kept)
-  // Set when classes that fail in the loader launch the env with different
+  // Set when the nodes that fail in the loader launch the env with different
   // LD_LIBRARY_PATH values: one repair of the shared env must suit them all.
+  // `fleet` with an env replaces it with the answer of a dry-run repair
+  // verifying every launch (app/fleet.cpp).
   std::optional<std::string> shared_repair_note;
   int exit_code = 0;               // the worst class's
   std::size_t answered() const;

@@ -338,7 +338,7 @@ _slurm_spawn() {
 
 declare -A _slurm_hidden=()
 slurm_node_hide() {
-  command -v unshare > /dev/null && command -v mount > /dev/null || skip "slurm_node_hide needs unshare and mount"
+  if ! command -v unshare > /dev/null || ! command -v mount > /dev/null; then skip "slurm_node_hide needs unshare and mount"; fi
   _slurm_hidden[${1:?slurm_node_hide NODE PATH}]=${2:?slurm_node_hide NODE PATH}
 }
 

@@ -56,6 +56,9 @@ case "$(json "$scratch/seed.json" "${f}['first_error']")" in
   *"libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12") ;;
   *) fail "node2's first error: $(json "$scratch/seed.json" "${f}['first_error']")" ;;
 esac
+expect_eq "$(json "$scratch/seed.json" 'j["shared_repair_note"]')" \
+  "one repair of the shared env suits every launch its nodes have (2 LD_LIBRARY_PATH values, verified here with this machine's loader): condacuda repair -p '$env' --pin --launch unset --launch '$system'" \
+  "one repair for the shared env, asked of a dry run"
 next=$(json "$scratch/seed.json" 'j["classes"][0]["next"].split("  (")[0]')
 expect_eq "$next" "LD_LIBRARY_PATH='$system' condacuda repair -p '$env' --pin" "node2's next step: a pinning repair in its launch"
 expect_eq "$(json "$scratch/seed.json" '[n["name"] for n in j["nodes"]]')" "['node1', 'node2', 'node3']" "each node's document"
