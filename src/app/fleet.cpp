@@ -142,7 +142,8 @@ std::vector<fleet::NodeRecord> run_partition(const std::string& srun, const std:
       continue;
     }
     if (auto f = launch_failed.find(n); f != launch_failed.end())
-      out.push_back(fleet::silent_node(n, {fleet::Silence::not_started, f->second}));
+      out.push_back(fleet::silent_node(n, {fleet::Silence::not_started, "srun could not launch the task there: " + f->second.cause,
+                                           fleet::exit_no_answer, f->second.message}));
     else if (r.outcome.timed_out)
       out.push_back(fleet::silent_node(n, {fleet::Silence::timed_out, "srun did not finish in time; nothing came back from it"}));
     else
@@ -219,7 +220,8 @@ Result<std::vector<fleet::NodeRecord>> from_files(const std::vector<std::string>
     auto text = sys::read_text_file(file, sys::read_cap::fleet_documents);
     if (!text) {
       records.push_back(fleet::silent_node(fleet::node_from_file_name(file),
-                                           {fleet::Silence::no_document, "cannot read " + file + ": " + text.error().message}));
+                                           {fleet::Silence::no_document, "a file that cannot be read", fleet::exit_no_answer,
+                                            file + ": " + text.error().message}));
       continue;
     }
     for (auto& r : fleet::records_from_text(*text, file)) records.push_back(std::move(r));

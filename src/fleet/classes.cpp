@@ -37,7 +37,8 @@ std::string class_key(const NodeRecord& r) {
   add(key, v.check_outcome ? *v.check_outcome + "/" + std::to_string(v.check_exit_code) : "-");
   for (const auto& l : v.findings) {
     add(key, l.code + "/" + l.severity + "/" + l.library + "/" + l.via_entry);
-    add(key, l.title);
+    // driver-too-old's title names the node's exact driver: one class per problem, the versions are its facts
+    add(key, l.code == "driver-too-old" ? std::string() : l.title);
   }
   return key;
 }

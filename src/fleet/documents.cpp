@@ -24,6 +24,7 @@ void add_fleet_nodes(const Json& fleet, std::vector<NodeRecord>& out) {
                         Silence::bad_document, Silence::error})
         if (kind == to_string(s)) why.kind = s;
       if (const Json* code = silent->get("exit_code")) why.exit_code = static_cast<int>(code->as_int(exit_no_answer));
+      why.detail = silent->string_at("detail");
       out.push_back(silent_node(name, why));
       continue;
     }
@@ -31,9 +32,9 @@ void add_fleet_nodes(const Json& fleet, std::vector<NodeRecord>& out) {
   }
 }
 
-void add_document(const Json& document, const std::string& hint, std::vector<NodeRecord>& out) {
+void add_document(Json document, const std::string& hint, std::vector<NodeRecord>& out) {
   if (document.is_object() && document.string_at("schema") == "condacuda.fleet/1") add_fleet_nodes(document, out);
-  else out.push_back(record_from_documents(hint, document, Json()));
+  else out.push_back(record_from_documents(hint, std::move(document), Json()));
 }
 } // namespace
 
@@ -49,14 +50,15 @@ std::vector<NodeRecord> records_from_text(std::string_view text, const std::stri
   const std::string hint = node_from_file_name(origin);
   auto whole = util::parse_json(text);
   if (whole) {
-    add_document(*whole, hint, out);
+    add_document(std::move(*whole), hint, out);
     return out;
   }
   // JSON Lines only when its first line is a document: a truncated or
   // hand-broken pretty document is one bad node, not one per line.
   const std::string_view first = util::trim(text.substr(0, text.find('\n')));
   if (!first.empty() && !util::parse_json(first)) {
-    out.push_back(silent_node(hint, {Silence::bad_document, origin + ": not a JSON document: " + whole.error().message}));
+    out.push_back(silent_node(hint, {Silence::bad_document, "not a JSON document", exit_no_answer,
+                                     origin + ": " + whole.error().message}));
     return out;
   }
   std::size_t line_number = 0;
@@ -68,11 +70,11 @@ std::vector<NodeRecord> records_from_text(std::string_view text, const std::stri
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (util::trim(line).empty()) continue;
     any = true;
-    const std::string where = origin + ":" + std::to_string(line_number);
-    if (auto doc = util::parse_json(line)) add_document(*doc, where, out);
-    else out.push_back(silent_node(where, {Silence::bad_document, "not a JSON document: " + doc.error().message}));
+    const std::string where = util::base_name(origin) + ":" + std::to_string(line_number);
+    if (auto doc = util::parse_json(line)) add_document(std::move(*doc), where, out);
+    else out.push_back(silent_node(where, {Silence::bad_document, "not a JSON document", exit_no_answer, doc.error().message}));
   }
-  if (!any) out.push_back(silent_node(hint, {Silence::no_document, origin + " is empty"}));
+  if (!any) out.push_back(silent_node(hint, {Silence::no_document, "an empty file", exit_no_answer, origin}));
   return out;
 }
 

@@ -14,7 +14,8 @@ namespace condacuda::fleet {
 // again), or JSON Lines of them (one compact document per line). `origin`
 // (the file's name) names what a document does not: an error document's node
 // is the file's base name without ".json"; a line that is not a document is a
-// node "FILE:LINE" with the reason (bad-document), never dropped.
+// node "NAME:LINE" (the file's base name) with the reason (bad-document),
+// never dropped.
 std::vector<NodeRecord> records_from_text(std::string_view text, const std::string& origin);
 
 // The node a file's name stands for: "out/gpu012.json" -> "gpu012".

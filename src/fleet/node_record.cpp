@@ -105,13 +105,13 @@ NodeRecord silent_node(const std::string& node, NoAnswer why) {
   return r;
 }
 
-NodeRecord record_from_documents(const std::string& node, const util::Json& doctor, const util::Json& check) {
+NodeRecord record_from_documents(const std::string& node, util::Json doctor, util::Json check) {
   const std::string schema = schema_of(doctor);
   if (schema == "condacuda.error/1") {
     NoAnswer why{Silence::error, "condacuda: " + (doctor.get("error") ? doctor.get("error")->string_at("message") : "")};
     if (const Json* code = doctor.get("exit_code")) why.exit_code = static_cast<int>(code->as_int(2));
     NodeRecord r = silent_node(node, why);
-    r.doctor = doctor;
+    r.doctor = std::move(doctor);
     return r;
   }
   const Json* facts = doctor.is_object() ? doctor.get("node") : nullptr;
@@ -120,7 +120,7 @@ NodeRecord record_from_documents(const std::string& node, const util::Json& doct
                              : schema == "condacuda.doctor/1" ? "a doctor document without node facts (condacuda older than fleet)"
                                                               : "a " + schema + " document, not condacuda.doctor/1";
     NodeRecord r = silent_node(node, {Silence::bad_document, what});
-    r.doctor = doctor;
+    r.doctor = std::move(doctor);
     return r;
   }
   NodeRecord r;
@@ -129,10 +129,10 @@ NodeRecord record_from_documents(const std::string& node, const util::Json& doct
   if (const Json* env = doctor.get("env")) r.env_prefix = env->string_at("prefix");
   r.facts = facts_from(*facts);
   r.verdict = verdict_from(doctor);
-  r.doctor = doctor;
+  r.doctor = std::move(doctor); // kept, not copied: a thousand nodes' documents are most of fleet's memory
   if (!check.is_null()) {
     add_check(r.verdict, check);
-    r.check = check;
+    r.check = std::move(check);
   }
   return r;
 }

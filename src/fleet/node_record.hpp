@@ -27,8 +27,11 @@ const char* to_string(Silence s); // "unavailable", "timed-out", "not-started", 
 
 struct NoAnswer {
   Silence kind = Silence::no_document;
-  std::string reason; // for people: "drained: disk replaced", "no such file: /opt/condacuda/bin/condacuda"
+  // For people, the same for every node it happens to (the class is keyed on
+  // it): "drained: disk replaced", "not a JSON document".
+  std::string reason;
   int exit_code = exit_no_answer; // error: the document's exit code
+  std::string detail; // this node's own part: the file, the parse error's position, what the node printed
 };
 
 // The facts classes are built from (doctor/node_facts.hpp, as JSON gives them).
@@ -74,7 +77,7 @@ struct NodeRecord {
 
 // A node record from its documents. `node` names it when the document does not
 // (an error document, a file with no node facts). `check` may be null.
-NodeRecord record_from_documents(const std::string& node, const util::Json& doctor, const util::Json& check);
+NodeRecord record_from_documents(const std::string& node, util::Json doctor, util::Json check);
 // A node that gave no verdict.
 NodeRecord silent_node(const std::string& node, NoAnswer why);
 

@@ -62,14 +62,15 @@ std::string first_lines(const std::vector<std::string>& lines, std::size_t n) {
 }
 
 // The document in `text`, or why there is none.
-std::optional<util::Json> document_in(const std::string& text, std::string& why) {
+std::optional<util::Json> document_in(const std::string& text, std::string& why, std::string& detail) {
   if (util::trim(text).empty()) {
     why = "it printed nothing";
     return std::nullopt;
   }
   auto parsed = util::parse_json(text);
   if (!parsed) {
-    why = "not JSON: " + parsed.error().message;
+    why = "not JSON"; // where it broke differs from node to node: the detail, not the reason
+    detail = parsed.error().message;
     return std::nullopt;
   }
   return *parsed;
@@ -112,27 +113,33 @@ NodeRecord record_from_task(const TaskOutput& task, double timeout_s, const std:
     return silent_node(node, {Silence::timed_out, "condacuda did not finish within " + std::to_string(static_cast<long>(timeout_s)) + " s"});
   if ((status == 126 || status == 127) && util::trim(task.doctor_text).empty())
     return silent_node(node, {Silence::not_started, with_said(condacuda + " could not be started there")});
-  std::string why;
-  auto doctor = document_in(task.doctor_text, why);
-  if (!doctor) return silent_node(node, {Silence::no_document, with_said("doctor exited " + std::to_string(status) + ", " + why)});
+  std::string why, detail;
+  auto joined = [&] { return detail.empty() ? said : said.empty() ? detail : detail + "; " + said; };
+  auto doctor = document_in(task.doctor_text, why, detail);
+  if (!doctor)
+    return silent_node(node, {Silence::no_document, "doctor exited " + std::to_string(status) + ", " + why, exit_no_answer, joined()});
   util::Json check;
   if (task.check_exit) {
     std::string check_why;
-    if (auto c = document_in(task.check_text, check_why)) check = *c;
-    else return silent_node(node, {Silence::no_document, with_said("check exited " + std::to_string(*task.check_exit) + ", " + check_why)});
+    if (auto c = document_in(task.check_text, check_why, detail)) check = *c;
+    else
+      return silent_node(node, {Silence::no_document, "check exited " + std::to_string(*task.check_exit) + ", " + check_why,
+                                exit_no_answer, joined()});
   }
-  return record_from_documents(node, *doctor, check);
+  return record_from_documents(node, std::move(*doctor), std::move(check));
 }
 
-std::map<std::string, std::string> launch_failures(const std::vector<std::string>& srun_messages) {
-  std::map<std::string, std::string> out;
+std::map<std::string, LaunchFailure> launch_failures(const std::vector<std::string>& srun_messages) {
+  std::map<std::string, LaunchFailure> out;
   constexpr std::string_view on_node = "failed on node ";
   for (const auto& m : srun_messages) {
     auto at = m.find(on_node);
     if (at == std::string::npos) continue;
     std::string rest = m.substr(at + on_node.size());
     auto end = rest.find_first_of(": ");
-    out[rest.substr(0, end)] = std::string(util::trim(m));
+    const auto colon = rest.find(": ");
+    out[rest.substr(0, end)] = {colon == std::string::npos ? "" : std::string(util::trim(rest.substr(colon + 2))),
+                                std::string(util::trim(m))};
   }
   return out;
 }

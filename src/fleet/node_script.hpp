@@ -42,8 +42,13 @@ SrunOutput split_srun_output(std::string_view stdout_text, std::string_view stde
 // The record of one task's node; `timeout_s` and `condacuda` word the reasons.
 NodeRecord record_from_task(const TaskOutput& task, double timeout_s, const std::string& condacuda);
 
-// The node names srun says it could not launch on ("... failed on node node3: ..."),
-// with the message.
-std::map<std::string, std::string> launch_failures(const std::vector<std::string>& srun_messages);
+// The node names srun says it could not launch on ("srun: error: Task launch
+// for StepId=12.0 failed on node node3: Communication connection failure"):
+// the cause ("Communication connection failure") and the whole message.
+struct LaunchFailure {
+  std::string cause;
+  std::string message;
+};
+std::map<std::string, LaunchFailure> launch_failures(const std::vector<std::string>& srun_messages);
 
 } // namespace condacuda::fleet

@@ -72,11 +72,13 @@ Json finding_json(const fleet::FindingLine& l) {
   return j;
 }
 
-Json no_answer_json(const fleet::NoAnswer& n) {
+// `node`: one node's, with its own detail; else a class's.
+Json no_answer_json(const fleet::NoAnswer& n, bool node) {
   Json j = Json::object();
   j.set("kind", fleet::to_string(n.kind));
   j.set("reason", n.reason);
   j.set("exit_code", n.exit_code);
+  if (node) j.set("detail", n.detail.empty() ? Json() : Json(n.detail));
   return j;
 }
 
@@ -90,7 +92,7 @@ Json class_json(const fleet::NodeClass& c, const fleet::Fleet& f) {
   j.set("count", static_cast<int>(c.members.size()));
   j.set("exit_code", c.exit_code);
   j.set("verdict", c.verdict);
-  j.set("no_answer", r.no_answer ? no_answer_json(*r.no_answer) : Json());
+  j.set("no_answer", r.no_answer ? no_answer_json(*r.no_answer, false) : Json());
   j.set("facts", c.silent ? Json() : facts_json(c, r));
   Json mixed = Json::array();
   for (fleet::Fact fact : c.mixed) mixed.push(fleet::to_string(fact));
@@ -118,7 +120,10 @@ std::string class_details(const fleet::NodeClass& c, const fleet::Fleet& f, cons
   const fleet::NodeRecord& r = f.example(c);
   std::string out = "\n" + style.bold(c.hostlist) + "  " + count_text(c.members.size(), "node", "nodes") + ": " +
                     (c.exit_code == 0 ? style.green(c.verdict) : style.red(c.verdict)) + "\n";
-  if (r.no_answer) out += "  " + style.dim("why") + "   " + r.no_answer->reason + "\n";
+  if (r.no_answer) {
+    out += "  " + style.dim("why") + "   " + r.no_answer->reason + "\n";
+    if (c.members.size() == 1 && !r.no_answer->detail.empty()) out += "        " + style.dim(r.no_answer->detail) + "\n";
+  }
   std::size_t shown = 0;
   for (const auto& l : r.verdict.findings) {
     if (shown == findings_shown) {
@@ -212,7 +217,7 @@ Json fleet_json(const app::FleetOutcome& o) {
     n.set("name", r.node);
     n.set("class", class_of[i]);
     n.set("exit_code", r.exit_code());
-    n.set("no_answer", r.no_answer ? no_answer_json(*r.no_answer) : Json());
+    n.set("no_answer", r.no_answer ? no_answer_json(*r.no_answer, true) : Json());
     n.set("doctor", r.doctor);
     n.set("check", r.check);
     nodes.push(std::move(n));

@@ -348,3 +348,32 @@ TEST_CASE("sinfo: nodes, partitions, the default, states and reasons") {
   CHECK_FALSE(takes_a_job_now("draining"));
   CHECK_FALSE(takes_a_job_now("mixed$"));
 }
+
+TEST_CASE("classify: the same failure in many files is one class; the file and the parse position are each node's detail") {
+  Doc d;
+  std::string truncated = doctor_document(d).dump(2);
+  std::vector<NodeRecord> nodes;
+  for (const char* n : {"t01", "t02"}) {
+    auto r = records_from_text(truncated.substr(0, 100 + std::string(n).back()), std::string("out/") + n + ".json");
+    nodes.push_back(r.at(0));
+  }
+  for (const char* n : {"e01", "e02"}) nodes.push_back(records_from_text("", std::string("out/") + n + ".json").at(0));
+  Doc h = d, k = d;
+  h.driver = k.driver = "";
+  h.node = "h1";
+  k.node = "h2";
+  h.exit_code = k.exit_code = 1;
+  h.findings = k.findings = {{"driver-too-old", "error"}};
+  auto old1 = record(h), old2 = record(k);
+  old1.verdict.findings[0].title = "NVIDIA driver 470.57.02 is older than CUDA 13.x needs";
+  old2.verdict.findings[0].title = "NVIDIA driver 470.82.01 is older than CUDA 13.x needs";
+  nodes.push_back(old1);
+  nodes.push_back(old2);
+  Fleet f = classify(nodes);
+  REQUIRE(f.classes.size() == 3);
+  CHECK(class_of(f, "t[01-02]"));
+  CHECK(class_of(f, "e[01-02]"));
+  CHECK(class_of(f, "h[1-2]"));
+  CHECK(f.nodes.at(4).no_answer->detail.find("out/t01.json") == 0); // nodes by name: e01 e02 h1 h2 t01 t02
+  CHECK(f.nodes.at(0).no_answer->detail == "out/e01.json");
+}
