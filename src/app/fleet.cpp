@@ -42,7 +42,7 @@ std::string shell_words(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) {
     const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:[]%|@+") == std::string::npos;
-    out += (out.empty() ? "" : " ") + (plain ? w : "'" + util::replace_all(w, "'", "'\\''") + "'");
+    out += (out.empty() ? "" : " ") + (plain ? w : util::quote_posix(w));
   }
   return out;
 }
@@ -170,8 +170,6 @@ Result<std::vector<fleet::NodeRecord>> through_srun(const FleetOptions& o, std::
   return records;
 }
 
-std::string quoted(const std::string& s) { return "'" + util::replace_all(s, "'", "'\\''") + "'"; }
-
 // Whether one repair of the shared env suits every launch its nodes have: a
 // dry run of `repair --pin` here verifying each LD_LIBRARY_PATH the nodes
 // launch it with (this machine's loader facts stand for the nodes'). nullopt
@@ -186,8 +184,8 @@ std::optional<std::string> one_repair_for_all(const fleet::Fleet& f, const env::
       repair_fixes |= l.severity == "error" && l.fix.find("condacuda repair") != std::string::npos;
   }
   if (!repair_fixes || launches.size() < 2) return std::nullopt;
-  std::string command = "condacuda repair -p " + quoted(env.prefix) + " --pin";
-  for (const auto& l : launches) command += " --launch " + (l ? quoted(*l) : std::string("unset"));
+  std::string command = "condacuda repair -p " + util::quote_posix(env.prefix) + " --pin";
+  for (const auto& l : launches) command += " --launch " + (l ? util::quote_posix(*l) : std::string("unset"));
   const RepairOutcome dry = repair({env, {repair::Shell::posix}, true, true, false, launches});
   const std::string values = std::to_string(launches.size()) + " LD_LIBRARY_PATH values";
   switch (dry.status) {

@@ -132,12 +132,10 @@ std::string answered_verdict(const NodeRecord& r) {
   return out;
 }
 
-std::string quoted(const std::string& s) { return "'" + util::replace_all(s, "'", "'\\''") + "'"; }
-
 // A repair verifies the launch it runs in and those recorded before it: a
 // class whose jobs see another LD_LIBRARY_PATH is repaired from that launch.
 std::string repair_in_launch(const NodeRecord& r, bool pin) {
-  return "LD_LIBRARY_PATH=" + quoted(*r.facts.ld_library_path) + " condacuda repair -p " + quoted(r.env_prefix) +
+  return "LD_LIBRARY_PATH=" + util::quote_posix(*r.facts.ld_library_path) + " condacuda repair -p " + util::quote_posix(r.env_prefix) +
          (pin ? " --pin" : "") + "  (a repair in this class's launch keeps every launch an earlier repair recorded" +
          (pin ? "; --pin makes the env's libraries win over LD_LIBRARY_PATH however a job starts)" : ")");
 }

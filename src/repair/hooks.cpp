@@ -415,19 +415,8 @@ Result<std::vector<RenderedFile>> render_hooks(const HookSpec& spec, const std::
   return files;
 }
 
-std::string quote_posix(std::string_view s) {
-  // Inside '...' every byte is literal; a ' closes the quote, so it is written as
-  // '\'' (close, escaped quote, reopen). mamba's renderer leaves ' as is.
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
-  }
-  out += '\'';
-  return out;
-}
+// mamba's renderer leaves ' as is; util::quote_posix writes it as '\''.
+std::string quote_posix(std::string_view s) { return util::quote_posix(s); }
 
 std::string quote_fish(std::string_view s) {
   // fish's single quotes know exactly two escapes: \\ and \' (fish-doc "Quotes").

@@ -189,4 +189,14 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
   return best;
 }
 
+std::string quote_posix(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  out += '\'';
+  return out;
+}
+
 } // namespace condacuda::util

@@ -53,4 +53,8 @@ bool is_plain_text(std::string_view s);
 // Replaces every occurrence of `from` in s by `to`.
 std::string replace_all(std::string s, std::string_view from, std::string_view to);
 
+// `s` as one word for a POSIX shell: inside '...' every byte is literal; a '
+// closes the quote, so it is written as '\'' (close, escaped quote, reopen).
+std::string quote_posix(std::string_view s);
+
 } // namespace condacuda::util

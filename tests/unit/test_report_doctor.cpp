@@ -75,7 +75,7 @@ doctor::DoctorReport sample() {
 TEST_CASE("condacuda.doctor/1: the top-level fields in order with their types") {
   auto j = report::doctor_json(sample());
   CHECK(j.string_at("schema") == "condacuda.doctor/1");
-  CHECK(shape(j) == "schema:string env:object ld_library_path:object context:string host:object loader:object "
+  CHECK(shape(j) == "schema:string env:object ld_library_path:object context:string host:object loader:object node:object "
                     "summary:object healthy:bool roots:array imports:null pinned:array findings:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(member(j, "env").string_at("kind") == "conda");
