@@ -37,12 +37,12 @@ void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInput
   if (!state.manifest) return;
   const repair::Manifest& recorded = *state.manifest;
   const auto system = sys::system_cuda_dirs();
-  auto today = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, false, false}, system));
+  auto today = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, false, false, {}}, system));
   const auto difference = repair::plan_difference(recorded, today);
   if (!difference.empty()) report.findings.push_back(repair::stale_repair_finding(inputs.env.prefix, difference));
   const auto shell = launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
   if (difference.empty() && !recorded.launches.empty() && !launch::is_recorded(recorded.launches, shell)) {
-    auto with_shell = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, true, false}, system));
+    auto with_shell = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, true, false, {}}, system));
     report.findings.push_back(
         repair::unverified_launch_finding(inputs.env.prefix, shell, recorded.launches, repair::plan_difference(recorded, with_shell)));
   }

@@ -1,5 +1,6 @@
 #include "app/fleet.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -33,15 +34,31 @@ Result<std::string> program(const std::string& name) {
 // is a few hundred KB): room for thousands of nodes.
 constexpr std::size_t max_srun_output = std::size_t(1) << 30;
 
+// This shell's environment for sinfo and srun (srun passes it on to the
+// tasks, as it does for any job), less what would make the nodes judge this
+// one: its declared driver and GPUs (a node's own come from its TaskProlog or
+// module), and the job this shell may run in (inside salloc or sbatch, srun
+// would start a step of that job, on its nodes only).
+sys::Environment slurm_environment() {
+  static constexpr std::string_view left_out[] = {
+      "CONDACUDA_DRIVER", "CONDACUDA_GPU",     "SLURM_JOB_ID",           "SLURM_JOBID",         "SLURM_STEP_ID",
+      "SLURM_STEPID",     "SLURM_JOB_NODELIST", "SLURM_NODELIST",        "SLURM_NNODES",        "SLURM_JOB_NUM_NODES",
+      "SLURM_NTASKS",     "SLURM_NPROCS",      "SLURM_TASKS_PER_NODE",   "SLURM_JOB_CPUS_PER_NODE", "SLURMD_NODENAME"};
+  sys::Environment env = sys::environment_with(sys::shell_environment().ld_library_path);
+  std::erase_if(env, [](const auto& variable) {
+    return std::find(std::begin(left_out), std::end(left_out), variable.first) != std::end(left_out);
+  });
+  return env;
+}
+
 sys::ChildRun run(const std::string& program, std::vector<std::string> args, double timeout_s) {
-  return sys::run_child({program, std::move(args), sys::environment_with(sys::shell_environment().ld_library_path), timeout_s,
-                         max_srun_output});
+  return sys::run_child({program, std::move(args), slurm_environment(), timeout_s, max_srun_output});
 }
 
 std::string shell_words(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) {
-    const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:[]%|@+") == std::string::npos;
+    const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=./,:[]%@+") == std::string::npos;
     out += (out.empty() ? "" : " ") + (plain ? w : util::quote_posix(w));
   }
   return out;
@@ -144,6 +161,8 @@ std::vector<fleet::NodeRecord> run_partition(const std::string& srun, const std:
     if (auto f = launch_failed.find(n); f != launch_failed.end())
       out.push_back(fleet::silent_node(n, {fleet::Silence::not_started, "srun could not launch the task there: " + f->second.cause,
                                            fleet::exit_no_answer, f->second.message}));
+    else if (r.stdout_text.size() >= max_srun_output)
+      out.push_back(fleet::silent_node(n, {fleet::Silence::no_document, "srun's output passed 1 GiB: fleet read no further"}));
     else if (r.outcome.timed_out)
       out.push_back(fleet::silent_node(n, {fleet::Silence::timed_out, "srun did not finish in time; nothing came back from it"}));
     else
@@ -184,6 +203,10 @@ std::optional<std::string> one_repair_for_all(const fleet::Fleet& f, const env::
       repair_fixes |= l.severity == "error" && l.fix.find("condacuda repair") != std::string::npos;
   }
   if (!repair_fixes || launches.size() < 2) return std::nullopt;
+  if (launches.size() >= launch::max_recorded_launches)
+    return "the nodes launch the shared env with " + std::to_string(launches.size()) +
+           " LD_LIBRARY_PATH values, more than a repair records (" + std::to_string(launch::max_recorded_launches) +
+           "): repair it for the partitions' own launches (`condacuda repair --pin --launch VALUE`), or make them fewer";
   std::string command = "condacuda repair -p " + util::quote_posix(env.prefix) + " --pin";
   for (const auto& l : launches) command += " --launch " + (l ? util::quote_posix(*l) : std::string("unset"));
   const RepairOutcome dry = repair({env, {repair::Shell::posix}, true, true, false, launches});
@@ -205,12 +228,13 @@ std::optional<std::string> one_repair_for_all(const fleet::Fleet& f, const env::
 
 Result<std::vector<fleet::NodeRecord>> from_files(const std::vector<std::string>& paths, std::vector<std::string>& inputs) {
   for (const auto& p : paths) {
+    if (!sys::path_exists(p)) return make_error(ErrorCode::bad_input, "--from " + p + ": no such file or folder");
     if (!sys::is_directory(p)) {
       inputs.push_back(p);
       continue;
     }
     auto files = sys::regular_files_in(p);
-    if (!files) return files.error();
+    if (!files) return make_error(ErrorCode::bad_input, "--from " + files.error().describe());
     inputs.insert(inputs.end(), files->begin(), files->end());
   }
   std::vector<fleet::NodeRecord> records;
@@ -239,8 +263,8 @@ Result<FleetOutcome> fleet(const FleetOptions& options) {
   auto records = out.source == FleetSource::files ? from_files(options.from, out.inputs) : through_srun(options, out.commands);
   if (!records) return records.error();
   out.fleet = fleet::classify(std::move(*records));
-  if (options.env)
-    if (auto note = one_repair_for_all(out.fleet, *options.env)) out.fleet.shared_repair_note = std::move(note);
+  // With the env here, a dry run answers what the grouping can only suspect.
+  if (options.env) out.fleet.shared_repair_note = one_repair_for_all(out.fleet, *options.env);
   out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   return out;
 }

@@ -111,6 +111,11 @@ RepairOutcome repair(const RepairOptions& options) {
   if (!inputs) return failed(std::move(o), inputs.error());
   o.warnings = inputs->inventory.warnings;
   const auto system = sys::system_cuda_dirs();
+  if (options.launches.size() >= launch::max_recorded_launches)
+    return failed(std::move(o), make_error(ErrorCode::bad_input,
+                                           "--launch: at most " + std::to_string(launch::max_recorded_launches - 1) +
+                                               " besides this shell's (a repair records " +
+                                               std::to_string(launch::max_recorded_launches) + ")"));
   repair::PlanRequest request =
       plan_request(*inputs, previous, {options.pin, true, options.forget_launches, options.launches}, system);
   if (!options.launches.empty())
@@ -176,7 +181,7 @@ void post_link(const std::string& prefix, const std::optional<env::EnvRecord>& e
     RepairOutcome o;
     o.env = *env;
     if (!shells) o = failed(std::move(o), shells.error());
-    else o = repair({*env, *shells, false, std::nullopt, false});
+    else o = repair({*env, *shells, false, std::nullopt, false, {}});
     outcome.repair = std::move(o);
   }
   append_message(env ? env->prefix : prefix, message(outcome));

@@ -32,6 +32,7 @@ std::string class_key(const NodeRecord& r) {
     add(key, std::to_string(r.no_answer->exit_code));
     return key;
   }
+  add(key, r.env_prefix); // documents of two envs (--from) never merge
   const Verdict& v = r.verdict;
   add(key, v.outcome + "/" + std::to_string(v.exit_code) + "/" + std::to_string(v.failing_roots));
   add(key, v.check_outcome ? *v.check_outcome + "/" + std::to_string(v.check_exit_code) : "-");
@@ -175,6 +176,22 @@ std::string silent_next(const NoAnswer& why, const std::string& hostlist) {
   return "";
 }
 
+// A class's name: plain node names in Slurm's hostlist notation; a name that
+// notation would read as a list or a range (brackets, commas, blanks, control
+// bytes: a document from --from names its node as it likes) as it is, after.
+std::string hostlist_of(std::vector<std::string> names) {
+  std::vector<std::string> plain, literal;
+  for (auto& n : names) {
+    const bool odd = n.empty() || std::any_of(n.begin(), n.end(), [](char c) {
+      return c == '[' || c == ']' || c == ',' || static_cast<unsigned char>(c) <= ' ' || c == 0x7f;
+    });
+    (odd ? literal : plain).push_back(std::move(n));
+  }
+  std::string out = plain.empty() ? "" : util::compress_hostlist_sorted(std::move(plain));
+  for (const auto& n : literal) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
+
 // The worst first, then the largest, then by name.
 bool comes_before(const NodeClass& a, const NodeClass& b) {
   if (a.exit_code != b.exit_code) return worse_exit_code(a.exit_code, b.exit_code) == a.exit_code;
@@ -253,7 +270,7 @@ Fleet classify(std::vector<NodeRecord> records) {
       names.push_back(fleet.nodes[m].node);
       if (const auto& d = fleet.nodes[m].facts.driver) versions.insert(*d);
     }
-    c.hostlist = util::compress_hostlist_sorted(names);
+    c.hostlist = hostlist_of(std::move(names));
     c.driver_versions.assign(versions.begin(), versions.end());
     const NodeRecord& r = fleet.example(c);
     c.silent = r.no_answer.has_value();

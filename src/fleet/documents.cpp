@@ -23,7 +23,7 @@ void add_fleet_nodes(const Json& fleet, std::vector<NodeRecord>& out) {
       for (Silence s : {Silence::unavailable, Silence::timed_out, Silence::not_started, Silence::no_document,
                         Silence::bad_document, Silence::error})
         if (kind == to_string(s)) why.kind = s;
-      if (const Json* code = silent->get("exit_code")) why.exit_code = static_cast<int>(code->as_int(exit_no_answer));
+      if (const Json* code = silent->get("exit_code"); code && code->is_int() && code->as_int() == 2) why.exit_code = 2;
       why.detail = silent->string_at("detail");
       out.push_back(silent_node(name, why));
       continue;

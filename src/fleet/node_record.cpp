@@ -1,6 +1,8 @@
 #include "fleet/node_record.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 #include "util/strings.hpp"
 
@@ -42,6 +44,17 @@ Facts facts_from(const Json& node) {
   return f;
 }
 
+// The exit code a document states, when it is one condacuda gives (README
+// "Exit codes"); a document from --from is untrusted: 256 would exit 0.
+std::optional<int> stated_exit_code(const Json& document) {
+  const Json* code = document.get("exit_code");
+  if (!code || !code->is_int()) return std::nullopt;
+  const std::int64_t v = code->as_int();
+  for (int known : {0, 1, 2, 3, 4, exit_no_answer, 70})
+    if (v == known) return known;
+  return std::nullopt;
+}
+
 FindingLine finding_from(const Json& f) {
   return {f.string_at("code"),     f.string_at("severity"),    f.string_at("title"), f.string_at("library"),
           f.string_at("via_entry"), f.string_at("first_error"), f.string_at("fix")};
@@ -50,7 +63,7 @@ FindingLine finding_from(const Json& f) {
 Verdict verdict_from(const Json& doctor) {
   Verdict v;
   v.outcome = doctor.string_at("outcome");
-  if (const Json* code = doctor.get("exit_code")) v.exit_code = static_cast<int>(code->as_int(1));
+  v.exit_code = stated_exit_code(doctor).value_or(1);
   if (const Json* s = doctor.get("summary")) {
     if (const Json* r = s->get("roots")) v.roots = static_cast<int>(r->as_int());
     if (const Json* r = s->get("fails")) v.failing_roots = static_cast<int>(r->as_int());
@@ -64,7 +77,7 @@ Verdict verdict_from(const Json& doctor) {
 
 void add_check(Verdict& v, const Json& check) {
   v.check_outcome = check.string_at("outcome");
-  if (const Json* code = check.get("exit_code")) v.check_exit_code = static_cast<int>(code->as_int(1));
+  v.check_exit_code = stated_exit_code(check).value_or(1);
   v.check_reason = check.string_at("reason");
 }
 
@@ -84,11 +97,11 @@ const char* to_string(Silence s) {
 }
 
 int worse_exit_code(int a, int b) {
-  auto rank = [](int code) {
+  auto rank = [](int code) -> long {
     static constexpr int order[] = {0, 3, exit_no_answer, 1, 4, 2, 70};
     for (int i = 0; i < int(std::size(order)); ++i)
       if (order[i] == code) return i;
-    return int(std::size(order)); // an unknown code: the worst
+    return long(std::size(order)) + code; // an unknown code: worse than any known one, and ordered (a strict order for sorting)
   };
   return rank(a) >= rank(b) ? a : b;
 }
@@ -109,12 +122,18 @@ NodeRecord record_from_documents(const std::string& node, util::Json doctor, uti
   const std::string schema = schema_of(doctor);
   if (schema == "condacuda.error/1") {
     NoAnswer why{Silence::error, "condacuda: " + (doctor.get("error") ? doctor.get("error")->string_at("message") : "")};
-    if (const Json* code = doctor.get("exit_code")) why.exit_code = static_cast<int>(code->as_int(2));
+    why.exit_code = stated_exit_code(doctor).value_or(2);
     NodeRecord r = silent_node(node, why);
     r.doctor = std::move(doctor);
     return r;
   }
   const Json* facts = doctor.is_object() ? doctor.get("node") : nullptr;
+  const bool codes_known = stated_exit_code(doctor) && (check.is_null() || stated_exit_code(check));
+  if (schema == "condacuda.doctor/1" && facts && facts->is_object() && !codes_known) {
+    NodeRecord r = silent_node(node, {Silence::bad_document, "an exit code condacuda does not give"});
+    r.doctor = std::move(doctor);
+    return r;
+  }
   if (schema != "condacuda.doctor/1" || !facts || !facts->is_object()) {
     const std::string what = schema.empty() ? "not a condacuda document"
                              : schema == "condacuda.doctor/1" ? "a doctor document without node facts (condacuda older than fleet)"

@@ -26,6 +26,8 @@ enum class Silence {
 const char* to_string(Silence s); // "unavailable", "timed-out", "not-started", "no-document", "bad-document", "error"
 
 struct NoAnswer {
+  NoAnswer(Silence why = Silence::no_document, std::string says = {}, int code = exit_no_answer, std::string own = {})
+      : kind(why), reason(std::move(says)), exit_code(code), detail(std::move(own)) {}
   Silence kind = Silence::no_document;
   // For people, the same for every node it happens to (the class is keyed on
   // it): "drained: disk replaced", "not a JSON document".
@@ -82,7 +84,7 @@ NodeRecord record_from_documents(const std::string& node, util::Json doctor, uti
 NodeRecord silent_node(const std::string& node, NoAnswer why);
 
 // The worse of two exit codes: 0 < 3 (check: no GPU) < 5 (no answer) < 1
-// (problems) < 4 < 2 (bad input) < 70 (a bug). A node the env fails on is
+// (problems) < 4 < 2 (bad input) < 70 (a bug) < any other, by value. A node the env fails on is
 // worse news than a node that did not answer; an error that stopped the judging
 // worse than both.
 int worse_exit_code(int a, int b);

@@ -1,6 +1,7 @@
 #include "fleet/node_script.hpp"
 
 #include <cctype>
+#include <cstdint>
 
 #include "util/strings.hpp"
 
@@ -37,15 +38,18 @@ std::optional<int> status_of(std::string_view rest) {
   return util::leading_number(rest);
 }
 
-// One stdout line of a task, following the script's markers.
+// One stdout line of a task, following the script's markers. What a TaskProlog
+// prints comes before the script's first line, and is not the document.
 void take_line(TaskOutput& t, std::string_view text) {
   if (text.starts_with(marker)) {
     std::string_view rest = text.substr(marker.size());
     if (rest.starts_with("node ")) t.node = std::string(util::trim(rest.substr(5)));
+    else if (rest == "encoding base64") t.base64 = true;
     else if (rest.starts_with("doctor-exit ")) t.doctor_exit = status_of(rest.substr(12));
     else if (rest.starts_with("check-exit ")) t.check_exit = status_of(rest.substr(11));
     return;
   }
+  if (t.node.empty()) return;
   std::string& into = t.doctor_exit ? t.check_text : t.doctor_text;
   into += text;
   into += '\n';
@@ -61,8 +65,46 @@ std::string first_lines(const std::vector<std::string>& lines, std::size_t n) {
   return util::join(kept, " / ");
 }
 
-// The document in `text`, or why there is none.
-std::optional<util::Json> document_in(const std::string& text, std::string& why, std::string& detail) {
+// RFC 4648 base64 with its line breaks; nullopt on any other byte.
+std::optional<std::string> decode_base64(std::string_view text) {
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '=') continue;
+    const int v = c >= 'A' && c <= 'Z' ? c - 'A'
+                  : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                  : c >= '0' && c <= '9' ? c - '0' + 52
+                  : c == '+'             ? 62
+                  : c == '/'             ? 63
+                                         : -1;
+    if (v < 0) return std::nullopt;
+    bits = (bits << 6) | static_cast<std::uint32_t>(v);
+    if (++count == 4) {
+      out += static_cast<char>(bits >> 16);
+      out += static_cast<char>((bits >> 8) & 0xff);
+      out += static_cast<char>(bits & 0xff);
+      bits = 0;
+      count = 0;
+    }
+  }
+  if (count == 1) return std::nullopt;
+  if (count == 2) out += static_cast<char>(bits >> 4);
+  if (count == 3) {
+    out += static_cast<char>(bits >> 10);
+    out += static_cast<char>((bits >> 2) & 0xff);
+  }
+  return out;
+}
+
+// The document in what a task printed (base64 when `encoded`), or why there is none.
+std::optional<util::Json> document_in(const std::string& received, bool encoded, std::string& why, std::string& detail) {
+  const std::optional<std::string> decoded = encoded ? decode_base64(received) : std::optional(received);
+  if (!decoded) {
+    why = "not base64";
+    return std::nullopt;
+  }
+  const std::string& text = *decoded;
   if (util::trim(text).empty()) {
     why = "it printed nothing";
     return std::nullopt;
@@ -79,14 +121,18 @@ std::optional<util::Json> document_in(const std::string& text, std::string& why,
 
 const std::string& node_script() {
   // $0 condacuda, $1 the env's prefix, $2 seconds, $3 the launch context, $4 "check" or nothing.
+  // A document is read whole into $d, then written once (base64 where there is one).
   static const std::string script =
       "printf 'condacuda-fleet node %s\\n' \"${SLURMD_NODENAME:-$(hostname)}\"\n"
       "t=; if command -v timeout >/dev/null 2>&1; then t=\"timeout -k 5 $2\"; fi\n"
-      "$t \"$0\" doctor -p \"$1\" --json --gpu visible --context \"$3\" --color never; s=$?\n"
-      "printf '\\ncondacuda-fleet doctor-exit %s\\n' \"$s\"\n"
+      "e=cat; if command -v base64 >/dev/null 2>&1; then e=base64; printf 'condacuda-fleet encoding base64\\n'; fi\n"
+      "d=$($t \"$0\" doctor -p \"$1\" --json --gpu visible --context \"$3\" --color never); s=$?\n"
+      "printf '%s\\n' \"$d\" | $e\n"
+      "printf 'condacuda-fleet doctor-exit %s\\n' \"$s\"\n"
       "if [ \"$4\" = check ]; then\n"
-      "  $t \"$0\" check -p \"$1\" --json --color never; s=$?\n"
-      "  printf '\\ncondacuda-fleet check-exit %s\\n' \"$s\"\n"
+      "  d=$($t \"$0\" check -p \"$1\" --json --color never); s=$?\n"
+      "  printf '%s\\n' \"$d\" | $e\n"
+      "  printf 'condacuda-fleet check-exit %s\\n' \"$s\"\n"
       "fi\n";
   return script;
 }
@@ -103,30 +149,37 @@ SrunOutput split_srun_output(std::string_view stdout_text, std::string_view stde
 }
 
 NodeRecord record_from_task(const TaskOutput& task, double timeout_s, const std::string& condacuda) {
-  const std::string node = task.node;
-  const std::string said = first_lines(task.stderr_lines, 2);
-  auto with_said = [&](std::string reason) { return said.empty() ? reason : reason + ": " + said; };
+  const std::string& node = task.node;
+  const std::string said = first_lines(task.stderr_lines, 2); // this node's words: the detail, except to say why it did not start
+  const std::string within = "did not finish within " + std::to_string(static_cast<long>(timeout_s)) + " s";
+  auto timed_out = [](int status) { return status == 124 || status == 137; }; // timeout(1)'s, and its -k
   if (!task.doctor_exit)
-    return silent_node(node, {Silence::timed_out, with_said("the task ended before condacuda did (killed, or srun stopped)")});
+    return silent_node(node, {Silence::timed_out, "the task ended before condacuda did (killed, or srun stopped)", exit_no_answer, said});
   const int status = *task.doctor_exit;
-  if (status == 124 || status == 137)
-    return silent_node(node, {Silence::timed_out, "condacuda did not finish within " + std::to_string(static_cast<long>(timeout_s)) + " s"});
-  if ((status == 126 || status == 127) && util::trim(task.doctor_text).empty())
-    return silent_node(node, {Silence::not_started, with_said(condacuda + " could not be started there")});
+  if (timed_out(status)) return silent_node(node, {Silence::timed_out, "condacuda " + within, exit_no_answer, said});
   std::string why, detail;
-  auto joined = [&] { return detail.empty() ? said : said.empty() ? detail : detail + "; " + said; };
-  auto doctor = document_in(task.doctor_text, why, detail);
-  if (!doctor)
-    return silent_node(node, {Silence::no_document, "doctor exited " + std::to_string(status) + ", " + why, exit_no_answer, joined()});
-  util::Json check;
-  if (task.check_exit) {
-    std::string check_why;
-    if (auto c = document_in(task.check_text, check_why, detail)) check = *c;
-    else
-      return silent_node(node, {Silence::no_document, "check exited " + std::to_string(*task.check_exit) + ", " + check_why,
-                                exit_no_answer, joined()});
+  auto doctor = document_in(task.doctor_text, task.base64, why, detail);
+  if (!doctor) {
+    if ((status == 126 || status == 127) && why == "it printed nothing")
+      return silent_node(node, {Silence::not_started, condacuda + " could not be started there" + (said.empty() ? "" : ": " + said)});
+    return silent_node(node, {Silence::no_document, "doctor exited " + std::to_string(status) + ", " + why, exit_no_answer,
+                              detail.empty() ? said : said.empty() ? detail : detail + "; " + said});
   }
-  return record_from_documents(node, std::move(*doctor), std::move(check));
+  util::Json check;
+  std::optional<std::pair<std::string, std::string>> check_failed; // outcome, reason: doctor's verdict is kept
+  if (task.check_exit) {
+    std::string check_why, check_detail;
+    if (timed_out(*task.check_exit)) check_failed = {"timed-out", "check " + within};
+    else if (auto c = document_in(task.check_text, task.base64, check_why, check_detail)) check = std::move(*c);
+    else check_failed = {"no-document", "check exited " + std::to_string(*task.check_exit) + ", " + check_why};
+  }
+  NodeRecord r = record_from_documents(node, std::move(*doctor), std::move(check));
+  if (check_failed && !r.no_answer) {
+    r.verdict.check_outcome = check_failed->first;
+    r.verdict.check_exit_code = exit_no_answer;
+    r.verdict.check_reason = check_failed->second;
+  }
+  return r;
 }
 
 std::map<std::string, LaunchFailure> launch_failures(const std::vector<std::string>& srun_messages) {

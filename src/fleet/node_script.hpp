@@ -5,7 +5,10 @@
 // `check --json` with --check) under coreutils' `timeout` when the node has
 // it, and prints a marker line with each exit status. srun --label puts the
 // task number before every line of the tasks' stdout and stderr, so the
-// documents of many nodes are told apart however srun interleaves them.
+// documents of many nodes are told apart however srun interleaves them; it
+// also breaks a line longer than one slurmstepd message (1 KB: a long
+// LD_LIBRARY_PATH in a document), so the documents cross as base64 lines
+// where the node has base64 (coreutils, busybox), as they are elsewhere.
 // Pure: text in, records out.
 #include <map>
 #include <optional>
@@ -24,6 +27,7 @@ const std::string& node_script();
 // What one srun task printed.
 struct TaskOutput {
   std::string node;                 // from the script's first line ("" when it never ran)
+  bool base64 = false;              // the documents cross base64-encoded
   std::string doctor_text;
   std::optional<int> doctor_exit;   // the marker's status (nullopt: the script was cut short)
   std::string check_text;

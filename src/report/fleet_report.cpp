@@ -39,6 +39,15 @@ std::string seconds(double ms) {
   return buf;
 }
 
+// What a node's document says, on one line: a document from --from could
+// otherwise forge lines of the report (its control bytes are escaped later,
+// for the terminal, with the rest).
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
 std::string cut(const std::string& s) { return s.size() <= cell_width ? s : s.substr(0, cell_width - 3) + "..."; }
 
 std::string count_text(std::size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
@@ -118,11 +127,11 @@ Json class_json(const fleet::NodeClass& c, const fleet::Fleet& f) {
 
 std::string class_details(const fleet::NodeClass& c, const fleet::Fleet& f, const Style& style) {
   const fleet::NodeRecord& r = f.example(c);
-  std::string out = "\n" + style.bold(c.hostlist) + "  " + count_text(c.members.size(), "node", "nodes") + ": " +
+  std::string out = "\n" + style.bold(one_line(c.hostlist)) + "  " + count_text(c.members.size(), "node", "nodes") + ": " +
                     (c.exit_code == 0 ? style.green(c.verdict) : style.red(c.verdict)) + "\n";
   if (r.no_answer) {
-    out += "  " + style.dim("why") + "   " + r.no_answer->reason + "\n";
-    if (c.members.size() == 1 && !r.no_answer->detail.empty()) out += "        " + style.dim(r.no_answer->detail) + "\n";
+    out += "  " + style.dim("why") + "   " + one_line(r.no_answer->reason) + "\n";
+    if (c.members.size() == 1 && !r.no_answer->detail.empty()) out += "        " + style.dim(one_line(r.no_answer->detail)) + "\n";
   }
   std::size_t shown = 0;
   for (const auto& l : r.verdict.findings) {
@@ -132,12 +141,12 @@ std::string class_details(const fleet::NodeClass& c, const fleet::Fleet& f, cons
     }
     ++shown;
     out += "  " + (l.severity == "error" ? style.red(style.bold("ERROR")) : style.yellow(style.bold("WARN "))) + " " +
-           style.bold(l.code) + "  " + l.title + "\n";
-    if (!l.first_error.empty()) out += "    " + style.dim("error") + " " + l.first_error + "\n";
+           style.bold(one_line(l.code)) + "  " + one_line(l.title) + "\n";
+    if (!l.first_error.empty()) out += "    " + style.dim("error") + " " + one_line(l.first_error) + "\n";
   }
   if (r.verdict.check_outcome && r.verdict.check_exit_code != 0)
-    out += "  " + style.dim("check") + " " + *r.verdict.check_outcome + ": " + r.verdict.check_reason + "\n";
-  if (!c.next.empty()) out += "  " + style.green("next") + "  " + c.next + "\n";
+    out += "  " + style.dim("check") + " " + one_line(*r.verdict.check_outcome) + ": " + one_line(r.verdict.check_reason) + "\n";
+  if (!c.next.empty()) out += "  " + style.green("next") + "  " + one_line(c.next) + "\n";
   return out;
 }
 } // namespace
@@ -155,7 +164,7 @@ std::string fleet_outcome(int exit_code) {
 std::string fleet_text(const app::FleetOutcome& o, const Style& style) {
   const fleet::Fleet& f = o.fleet;
   std::string out = style.bold("fleet") + "  ";
-  out += o.env ? o.env->name + "  " + o.env->prefix : count_text(o.inputs.size(), "file", "files");
+  out += o.env ? one_line(o.env->name + "  " + o.env->prefix) : count_text(o.inputs.size(), "file", "files");
   out += "\n" + count_text(f.nodes.size(), "node", "nodes") + ", " + std::to_string(f.answered()) + " answered, " +
          count_text(f.classes.size(), "class", "classes") + style.dim("  (" + std::string(app::to_string(o.source)) + ", " +
                                                                        (o.context ? std::string(doctor::to_string(*o.context)) + " launch, " : "") +
@@ -165,11 +174,11 @@ std::string fleet_text(const app::FleetOutcome& o, const Style& style) {
   for (fleet::Fact fact : f.differing) headers.push_back(header_of(fact));
   Table t(headers);
   for (const auto& c : f.classes) {
-    std::vector<std::string> row = {c.hostlist, std::to_string(c.members.size()), c.verdict};
+    std::vector<std::string> row = {one_line(c.hostlist), std::to_string(c.members.size()), one_line(c.verdict)};
     for (fleet::Fact fact : f.differing) {
       std::string cell;
       for (const auto& [which, text] : c.distinct)
-        if (which == fact) cell = fact == fleet::Fact::ld_so_cache_cuda ? cut(text) : text; // paths are never cut
+        if (which == fact) cell = one_line(fact == fleet::Fact::ld_so_cache_cuda ? cut(text) : text); // paths are never cut
       row.push_back(c.silent ? "" : cell);
     }
     t.add(row);
@@ -177,10 +186,10 @@ std::string fleet_text(const app::FleetOutcome& o, const Style& style) {
   out += t.render(style, 2);
   for (const auto& c : f.classes)
     if (c.exit_code != 0 || !f.example(c).verdict.findings.empty()) out += class_details(c, f, style);
-  if (f.shared_repair_note) out += "\n" + style.yellow("one env, several launches") + ": " + *f.shared_repair_note + "\n";
+  if (f.shared_repair_note) out += "\n" + style.yellow("one env, several launches") + ": " + one_line(*f.shared_repair_note) + "\n";
   if (!f.repeated.empty())
     out += "\n" + style.dim(count_text(f.repeated.size(), "node", "nodes") + " came with more than one document (the last kept): " +
-                            util::join(f.repeated, ", ")) + "\n";
+                            one_line(util::join(f.repeated, ", "))) + "\n";
   return out;
 }
 

@@ -184,6 +184,11 @@ std::optional<std::string> find_program(const std::string& name) {
   return std::nullopt;
 }
 
+bool path_exists(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
+}
+
 bool is_directory(const std::string& path) {
   std::error_code ec;
   return fs::is_directory(path, ec);

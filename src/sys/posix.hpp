@@ -89,6 +89,8 @@ Status write_named_output(const std::string& path, std::string_view content);
 
 // Whether `path` is a folder (links followed).
 bool is_directory(const std::string& path);
+// Whether something is at `path` (links followed).
+bool path_exists(const std::string& path);
 
 // realpath, or the lexically normal path when the file does not exist.
 std::string canonical_path(const std::string& path);

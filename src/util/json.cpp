@@ -16,7 +16,10 @@ const Json::Object empty_object;
 
 std::int64_t Json::as_int(std::int64_t fallback) const {
   if (v_.index() == 2) return std::get<2>(v_);
-  if (v_.index() == 3) return static_cast<std::int64_t>(std::get<3>(v_));
+  if (v_.index() == 3) {
+    const double d = std::get<3>(v_); // a cast of a double past int64's range is undefined
+    return d >= -9.2e18 && d <= 9.2e18 ? static_cast<std::int64_t>(d) : fallback;
+  }
   return fallback;
 }
 

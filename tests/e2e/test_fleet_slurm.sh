@@ -21,7 +21,13 @@ mkdir -p "$site/bin"
 cp "$CONDACUDA" "$site/bin/condacuda"
 slurm_node_hide node5 "$site"
 slurm_cluster_start "$scratch/slurm" 5
-slurm_node_prolog node2 "echo 'export LD_LIBRARY_PATH=$system'"
+# node2's module path is long, as sites' are (2.3 KB: srun --label breaks a
+# line longer than one slurmstepd message, 1 KB); node1's prolog prints a line
+# to the task's stdout (TaskProlog's `print`), before the node script.
+modules=$(seq -f "/opt/site/modules/tool-%04g/lib64" 1 70 | paste -sd:)
+llp2=$system:$modules
+slurm_node_prolog node2 "echo 'export LD_LIBRARY_PATH=$llp2'"
+slurm_node_prolog node1 "echo 'print welcome to node1'"
 # The env's repair without --pin: links and the hook. A launch without
 # activation loads as long as nothing on LD_LIBRARY_PATH shadows the env.
 expect_status 0 "$CONDACUDA" repair -p "$env" > /dev/null
@@ -35,7 +41,7 @@ real_imports() {
   slurm_wait_jobs_done
   # shellcheck disable=SC2016 # expanded on the node
   timeout -k 5 60 srun -I -w "$1" -N "$2" --ntasks-per-node=1 sh -c \
-    'printf "%s: %s\n" "$SLURMD_NODENAME" "$("$0" -c "$1" 2>&1 | tail -1)"' "$py" "$import" < /dev/null | sort
+    'printf "%s: %s\n" "$SLURMD_NODENAME" "$("$0" -c "$1" 2>&1 | tail -1)"' "$py" "$import" < /dev/null | grep '^node[0-9]*: ' | sort
 }
 fleet() {
   slurm_wait_jobs_done
@@ -48,8 +54,8 @@ expect_eq "$(classes "$scratch/seed.json")" "node2 1 fails: undefined-symbol, no
 node[1,3] 0 loads" "the classes"
 expect_eq "$(json "$scratch/seed.json" 'j["context"]')" "not-activated" "the launch judged (this shell is not activated)"
 expect_eq "$(json "$scratch/seed.json" 'j["differing"]')" "['ld_library_path']" "what tells the classes apart"
-expect_eq "$(json "$scratch/seed.json" 'j["classes"][0]["facts"]["ld_library_path"]')" "$system" "node2's LD_LIBRARY_PATH, from its prolog"
-expect_eq "$(json "$scratch/seed.json" 'j["classes"][0]["distinct"]["ld_library_path"]')" "+$system" "the entry node2 adds"
+expect_eq "$(json "$scratch/seed.json" 'j["classes"][0]["facts"]["ld_library_path"]')" "$llp2" "node2's LD_LIBRARY_PATH, from its prolog, whole"
+expect_eq "$(json "$scratch/seed.json" 'j["classes"][0]["distinct"]["ld_library_path"]')" "+${llp2//:/ +}" "the entries node2 adds"
 f='[f for f in j["classes"][0]["findings"] if f["code"] == "undefined-symbol"][0]'
 expect_eq "$(json "$scratch/seed.json" "${f}['via_entry']")" "$system" "the finding names the entry"
 case "$(json "$scratch/seed.json" "${f}['first_error']")" in
@@ -57,10 +63,10 @@ case "$(json "$scratch/seed.json" "${f}['first_error']")" in
   *) fail "node2's first error: $(json "$scratch/seed.json" "${f}['first_error']")" ;;
 esac
 expect_eq "$(json "$scratch/seed.json" 'j["shared_repair_note"]')" \
-  "one repair of the shared env suits every launch its nodes have (2 LD_LIBRARY_PATH values, verified here with this machine's loader): condacuda repair -p '$env' --pin --launch unset --launch '$system'" \
+  "one repair of the shared env suits every launch its nodes have (2 LD_LIBRARY_PATH values, verified here with this machine's loader): condacuda repair -p '$env' --pin --launch unset --launch '$llp2'" \
   "one repair for the shared env, asked of a dry run"
 next=$(json "$scratch/seed.json" 'j["classes"][0]["next"].split("  (")[0]')
-expect_eq "$next" "LD_LIBRARY_PATH='$system' condacuda repair -p '$env' --pin" "node2's next step: a pinning repair in its launch"
+expect_eq "$next" "LD_LIBRARY_PATH='$llp2' condacuda repair -p '$env' --pin" "node2's next step: a pinning repair in its launch"
 expect_eq "$(json "$scratch/seed.json" '[n["name"] for n in j["nodes"]]')" "['node1', 'node2', 'node3']" "each node's document"
 expect_eq "$(json "$scratch/seed.json" '[n["doctor"]["node"]["slurm_node"] for n in j["nodes"]]')" "['node1', 'node2', 'node3']" \
   "each document from its own node"
@@ -70,7 +76,8 @@ node3: sparse 12100" "the real imports on the three nodes"
 
 note "the text: one line per class, the differing fact as a column"
 expect_status 1 fleet --nodes 'node[1-3]' --color never > "$scratch/seed.txt"
-grep -Eq "^  node2 +1 +fails: undefined-symbol, not-activated +\+$system\$" "$scratch/seed.txt" || { cat "$scratch/seed.txt"; fail "node2's row"; }
+row=$(grep -E "^  node2 +1 +fails: undefined-symbol, not-activated +" "$scratch/seed.txt") || true
+[[ "$row" == *"not-activated  +$system +/opt/site/modules/tool-0001/lib64 +"* ]] || { cat "$scratch/seed.txt"; fail "node2's row"; }
 grep -Eq "^  node\[1,3\] +2 +loads +unset\$" "$scratch/seed.txt" || { cat "$scratch/seed.txt"; fail "node[1,3]'s row"; }
 
 note "after node2's next step, run as fleet wrote it: one class, and every import loads"

@@ -377,3 +377,77 @@ TEST_CASE("classify: the same failure in many files is one class; the file and t
   CHECK(f.nodes.at(4).no_answer->detail.find("out/t01.json") == 0); // nodes by name: e01 e02 h1 h2 t01 t02
   CHECK(f.nodes.at(0).no_answer->detail == "out/e01.json");
 }
+
+TEST_CASE("classify: a node named with brackets, commas or blanks is shown as it is, never read as a hostlist") {
+  Doc a, b, c;
+  a.node = "gpu[001-512]";
+  b.node = "n1";
+  c.node = "a,b";
+  Fleet f = classify({record(a), record(b), record(c)});
+  REQUIRE(f.classes.size() == 1);
+  CHECK(f.classes[0].hostlist == "n1,a,b,gpu[001-512]");
+  CHECK(f.nodes.size() == 3);
+}
+
+TEST_CASE("record: an exit code condacuda does not give makes a bad document (256 would exit 0)") {
+  Json d = doctor_document({});
+  d.set("exit_code", 256);
+  NodeRecord r = record_from_documents("x", d, Json());
+  REQUIRE(r.no_answer);
+  CHECK(r.no_answer->kind == Silence::bad_document);
+  CHECK(r.exit_code() == exit_no_answer);
+  d.set("exit_code", 1e300);
+  CHECK(record_from_documents("x", d, Json()).no_answer);
+  CHECK(worse_exit_code(101, 100) == 101); // unknown codes: ordered, so classes sort
+  CHECK(worse_exit_code(100, 101) == 101);
+}
+
+TEST_CASE("documents from two envs never share a class") {
+  Json a = doctor_document({}), b = doctor_document({});
+  Json env = Json::object();
+  env.set("prefix", "/envs/a");
+  a.set("env", env);
+  env.set("prefix", "/envs/b");
+  b.set("env", env);
+  b.get("node"); // same node facts, another env
+  Json nb = *b.get("node");
+  nb.set("name", "node2");
+  b.set("node", nb);
+  Fleet f = classify({record_from_documents("", a, Json()), record_from_documents("", b, Json())});
+  CHECK(f.classes.size() == 2);
+}
+
+TEST_CASE("srun output: base64 documents (srun breaks long lines), a TaskProlog's print before the script, a check that timed out") {
+  Doc d;
+  d.node = "node1";
+  d.llp = std::string(3000, 'x'); // a line longer than one slurmstepd message
+  const std::string doc = doctor_document(d).dump(2) + "\n";
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string b64;
+  for (std::size_t i = 0; i < doc.size(); i += 3) {
+    std::uint32_t n = std::uint32_t(static_cast<unsigned char>(doc[i])) << 16;
+    if (i + 1 < doc.size()) n |= std::uint32_t(static_cast<unsigned char>(doc[i + 1])) << 8;
+    if (i + 2 < doc.size()) n |= static_cast<unsigned char>(doc[i + 2]);
+    b64 += table[(n >> 18) & 63];
+    b64 += table[(n >> 12) & 63];
+    b64 += i + 1 < doc.size() ? table[(n >> 6) & 63] : '=';
+    b64 += i + 2 < doc.size() ? table[n & 63] : '=';
+  }
+  std::string out = "0: prolog says hello\n0: condacuda-fleet node node1\n0: condacuda-fleet encoding base64\n";
+  for (std::size_t i = 0; i < b64.size(); i += 76) out += "0: " + b64.substr(i, 76) + "\n";
+  out += "0: condacuda-fleet doctor-exit 0\n0: condacuda-fleet check-exit 124\n";
+  SrunOutput s = split_srun_output(out, "");
+  REQUIRE(s.tasks.size() == 1);
+  CHECK(s.tasks[0].base64);
+  NodeRecord r = record_from_task(s.tasks[0], 60, "c");
+  REQUIRE_FALSE(r.no_answer);
+  CHECK(r.facts.ld_library_path == std::string(3000, 'x'));
+  CHECK(r.verdict.check_outcome == "timed-out"); // doctor's verdict kept
+  CHECK(r.verdict.check_reason == "check did not finish within 60 s");
+  CHECK(r.exit_code() == exit_no_answer);
+
+  TaskOutput bad = s.tasks[0];
+  bad.doctor_text = "not*base64\n";
+  bad.check_exit.reset();
+  CHECK(record_from_task(bad, 60, "c").no_answer->reason == "doctor exited 0, not base64");
+}
