@@ -32,11 +32,11 @@ namespace {
 // the links it made that point at nothing; a record that cannot be read
 // (unreadable-repair-record).
 void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInputs& inputs, sys::DiskFileView& files,
+                         const std::vector<std::string>& system,
                          const sys::RepairState& state) {
   if (state.unreadable) report.findings.push_back(repair::unreadable_record_finding(inputs.env.prefix, *state.unreadable));
   if (!state.manifest) return;
   const repair::Manifest& recorded = *state.manifest;
-  const auto system = sys::system_cuda_dirs();
   auto today = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, false, false, {}}, system));
   const auto difference = repair::plan_difference(recorded, today);
   if (!difference.empty()) report.findings.push_back(repair::stale_repair_finding(inputs.env.prefix, difference));
@@ -92,7 +92,6 @@ Result<std::vector<doctor::Device>> devices_for(const std::vector<std::string>& 
 // no-kernel-image / ptx-jit-only for the devices asked for.
 Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& options, const doctor::GpuTable& table,
                              const VisibleGpus& node) {
-  if (options.gpus.empty()) return ok_status();
   auto devices = devices_for(options.gpus, table, node);
   if (!devices) return devices.error();
   std::optional<doctor::DriverBranch> driver;
@@ -122,7 +121,7 @@ Status add_coverage_findings(doctor::DoctorReport& report, const DoctorOptions& 
 }
 
 // The node as a job launched here sees it (doctor/node_facts.hpp).
-doctor::NodeFacts node_facts(const doctor::DoctorInputs& in, const VisibleGpus& gpus) {
+doctor::NodeFacts node_facts(const doctor::DoctorInputs& in, const VisibleGpus& gpus, std::vector<std::string> system) {
   doctor::NodeFacts node;
   node.hostname = sys::host_name();
   node.slurm_node = sys::slurm_node_name();
@@ -132,7 +131,7 @@ doctor::NodeFacts node_facts(const doctor::DoctorInputs& in, const VisibleGpus& 
   for (const auto& d : gpus.devices) node.gpus.push_back({d.label, d.sm()});
   node.gpus_source = gpus.source;
   node.ld_library_path = in.base_ld_library_path;
-  node.system_cuda_folders = sys::system_cuda_dirs();
+  node.system_cuda_folders = std::move(system);
   if (in.config.cache) node.ld_so_cache_cuda = doctor::cuda_sonames_in_cache(*in.config.cache);
   return node;
 }
@@ -179,13 +178,22 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
   if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.name));
-  add_repair_findings(report, *inputs, files, state);
-  auto table = gpu_table(options);
-  if (!table) return table.error();
-  auto gpus = visible_gpus(*table, asks_for_this_node(options.gpus));
+  std::vector<std::string> system = sys::system_cuda_dirs();
+  add_repair_findings(report, *inputs, files, system, state);
+  std::optional<Result<doctor::GpuTable>> table; // parsed at most once, when a GPU is to be named
+  const GpuTableSource table_source = [&]() -> Result<const doctor::GpuTable*> {
+    if (!table) table = gpu_table(options);
+    if (!*table) return table->error();
+    return &**table;
+  };
+  auto gpus = visible_gpus(table_source, asks_for_this_node(options.gpus));
   if (!gpus) return gpus.error();
-  if (auto s = add_coverage_findings(report, options, *table, *gpus); !s) return s.error();
-  report.node = node_facts(*inputs, *gpus);
+  if (!options.gpus.empty()) {
+    auto t = table_source();
+    if (!t) return t.error();
+    if (auto s = add_coverage_findings(report, options, **t, *gpus); !s) return s.error();
+  }
+  report.node = node_facts(*inputs, *gpus, std::move(system));
   return report;
 }
 

@@ -62,15 +62,19 @@ std::vector<doctor::Device> probed_gpus(const doctor::GpuTable& table, std::stri
 }
 } // namespace
 
-Result<VisibleGpus> visible_gpus(const doctor::GpuTable& table, bool ask_driver) {
+Result<VisibleGpus> visible_gpus(const GpuTableSource& table_source, bool ask_driver) {
   VisibleGpus out;
   if (auto declared = sys::declared_node().gpus) {
-    auto devices = declared_gpus(*declared, table);
+    auto table = table_source();
+    if (!table) return table.error();
+    auto devices = declared_gpus(*declared, **table);
     if (!devices) return devices.error();
     return VisibleGpus{*devices, doctor::GpuSource::declared, ""};
   }
   for (const auto& m : sys::read_gpu_models()) {
-    auto d = doctor::parse_device(m, table);
+    auto table = table_source();
+    if (!table) return table.error();
+    auto d = doctor::parse_device(m, **table);
     if (!d) return d.error();
     out.devices.push_back(*d);
   }
@@ -80,8 +84,10 @@ Result<VisibleGpus> visible_gpus(const doctor::GpuTable& table, bool ask_driver)
   }
   out.why_none = "no /proc/driver/nvidia/gpus/*/information, no CONDACUDA_GPU";
   if (!ask_driver) return out;
+  auto table = table_source();
+  if (!table) return table.error();
   std::string why;
-  out.devices = probed_gpus(table, why);
+  out.devices = probed_gpus(**table, why);
   if (!out.devices.empty()) out.source = doctor::GpuSource::driver;
   else out.why_none += "; " + why;
   return out;

@@ -6,6 +6,7 @@
 // child (`condacuda __probe` with devices_only: cuInit and attribute queries,
 // no context), for sandboxes and containers (gVisor) that have the driver but
 // not its /proc files.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,12 @@ struct VisibleGpus {
   std::string why_none; // when devices is empty: why the driver listed none
 };
 
+// The GPU table, asked for only when a GPU is to be named: parsing it is most
+// of what a doctor without GPUs would otherwise spend on them.
+using GpuTableSource = std::function<Result<const doctor::GpuTable*>()>;
+
 // `ask_driver`: start the probe child when nothing cheaper lists a GPU.
-// Errors: a CONDACUDA_GPU or model name the table cannot read (bad_input).
-Result<VisibleGpus> visible_gpus(const doctor::GpuTable& table, bool ask_driver);
+// Errors: a CONDACUDA_GPU or model name the table cannot read (bad_input), the table's.
+Result<VisibleGpus> visible_gpus(const GpuTableSource& table, bool ask_driver);
 
 } // namespace condacuda::app

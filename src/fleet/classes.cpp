@@ -60,10 +60,7 @@ constexpr Fact all_facts[] = {Fact::glibc, Fact::driver, Fact::gpus, Fact::ld_li
                               Fact::ld_so_cache_cuda};
 
 std::vector<std::string> path_entries(const std::optional<std::string>& v) {
-  std::vector<std::string> out;
-  if (!v) return out;
-  for (auto& e : util::split(*v, ":")) out.push_back(e);
-  return out;
+  return v ? util::split(*v, ":") : std::vector<std::string>{};
 }
 
 // The items of `mine` not in every one of `all` ("+x"), and those some other has

@@ -409,7 +409,6 @@ TEST_CASE("documents from two envs never share a class") {
   a.set("env", env);
   env.set("prefix", "/envs/b");
   b.set("env", env);
-  b.get("node"); // same node facts, another env
   Json nb = *b.get("node");
   nb.set("name", "node2");
   b.set("node", nb);
