@@ -4,6 +4,17 @@
 # libgcc and, where a static archive exists, yaml-cpp and Boost.Filesystem
 # statically. Packagers that want shared libraries (conda-forge) turn it off.
 option(CONDACUDA_STATIC_RUNTIME "Link the C++ runtime, yaml-cpp and Boost statically" ON)
+# CONDACUDA_PORTABLE (docs/portable.md): condacuda fully static (static-pie:
+# it starts on any Linux kernel, whatever its C library) and condacuda-probe
+# pinned to glibc 2.28 (manylinux_2_28), the build the wheel and the tarball
+# ship. It needs the static runtime and x86-64 (the floor names x86-64's
+# glibc symbol versions); a sanitizer build cannot be static.
+option(CONDACUDA_PORTABLE "Build condacuda static and its GPU child for glibc >= 2.28" ON)
+if(CONDACUDA_PORTABLE AND (NOT CONDACUDA_STATIC_RUNTIME OR CONDACUDA_SANITIZE
+                           OR NOT CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$"))
+  message(STATUS "condacuda: CONDACUDA_PORTABLE needs CONDACUDA_STATIC_RUNTIME, no sanitizer and x86-64: off")
+  set(CONDACUDA_PORTABLE OFF CACHE BOOL "Build condacuda static and its GPU child for glibc >= 2.28" FORCE)
+endif()
 
 # Boost: 1.81 on Debian 12 (libboost1.81-dev). Process v2 (boost/process/v2) is
 # the API we use: it exists from 1.80 on, is the only Process API from 1.88 on

@@ -1,5 +1,6 @@
 # Install layout (GNU dirs):
 #   bin/condacuda
+#   libexec/condacuda/condacuda-probe        the GPU child of `check` (found from bin/condacuda)
 #   share/condacuda/{templates,hooks}        the text assets (also embedded in the binary)
 #   share/man/man1/condacuda.1               generated from the CLI definition
 #   share/bash-completion/completions/condacuda, share/zsh/site-functions/_condacuda,
@@ -8,6 +9,7 @@
 # and a Debian package through CPack (cpack -G DEB).
 include(GNUInstallDirs)
 install(TARGETS condacuda RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS condacuda-probe RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/condacuda)
 install(DIRECTORY templates/ DESTINATION ${CMAKE_INSTALL_DATADIR}/condacuda/templates)
 install(PROGRAMS hooks/post-link.sh hooks/pre-unlink.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/condacuda/hooks)
 install(FILES LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})

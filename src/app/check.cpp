@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "app/activation.hpp"
+#include "app/share_dir.hpp"
 #include "check/protocol.hpp"
 #include "doctor/doctor.hpp"
 #include "sys/child_process.hpp"
@@ -74,13 +75,13 @@ Result<check::CheckReport> check(const CheckOptions& o) {
   r.planned_folders = activated.planned_folders;
   r.sizes_name = o.quick ? "quick" : "full";
   r.timeout_s = o.timeout_s;
-  std::string self = sys::self_executable();
+  std::string probe = probe_executable();
   inputs->config.ld_library_path = r.ld_library_path; // doctor below sees what the probe sees
-  r.plan = check::plan_probe(inputs->inventory, inputs->config, files, self);
+  r.plan = check::plan_probe(inputs->inventory, inputs->config, files, probe);
   check::ProbeRequest request{r.plan.requests(), o.device, o.quick ? check::quick_sizes() : check::full_sizes(),
                               o.link_only_arch};
   sys::Environment env = sys::environment_with(r.ld_library_path);
-  sys::ChildRun run = sys::run_child({self, {"__probe", "--request", check::request_json(request).dump(-1)}, env, o.timeout_s});
+  sys::ChildRun run = sys::run_child({probe, {"--request", check::request_json(request).dump(-1)}, env, o.timeout_s});
   r.child = run.outcome;
   r.probe = check::fold_records(run.stdout_text);
   r.library_comparisons = check::compare_libraries(r.plan, r.probe, sys::canonical_path);

@@ -1,6 +1,6 @@
 #pragma once
 // `condacuda check`: plans with the loader model, runs the probe child
-// (`condacuda __probe`, src/probe/) with the activated environment, compares
+// (`condacuda-probe`, src/probe/) with the activated environment, compares
 // what loaded with the prediction, runs the env's python when asked, decides.
 #include "app/doctor_inputs.hpp"
 #include "check/verdict.hpp"

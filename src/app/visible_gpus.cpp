@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "app/share_dir.hpp"
 #include "check/protocol.hpp"
 #include "check/verdict.hpp"
 #include "sys/child_process.hpp"
@@ -42,7 +43,7 @@ std::vector<doctor::Device> probed_gpus(const doctor::GpuTable& table, std::stri
   check::ProbeRequest request;
   request.libraries = {{check::Component::driver, "libcuda.so.1"}};
   request.devices_only = true;
-  sys::ChildRun run = sys::run_child({sys::self_executable(), {"__probe", "--request", check::request_json(request).dump(-1)},
+  sys::ChildRun run = sys::run_child({probe_executable(), {"--request", check::request_json(request).dump(-1)},
                                       sys::environment_with(sys::shell_environment().ld_library_path),
                                       probe_timeout_s});
   check::ProbeResult probe = check::fold_records(run.stdout_text);

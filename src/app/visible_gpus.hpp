@@ -3,7 +3,7 @@
 // the site declares (CONDACUDA_GPU, sys/machine.hpp), else the model names
 // the driver lists in /proc/driver/nvidia/gpus/*/information (no CUDA call at
 // all), else, when asked, the driver's own list through the check's probe
-// child (`condacuda __probe` with devices_only: cuInit and attribute queries,
+// child (`condacuda-probe` with devices_only: cuInit and attribute queries,
 // no context), for sandboxes and containers (gVisor) that have the driver but
 // not its /proc files.
 #include <functional>

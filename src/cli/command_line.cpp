@@ -39,7 +39,7 @@ int run(int argc, char** argv) {
                "Print where this installation keeps its assets (templates, link-script hooks) and exit");
   root.require_subcommand(0, 1);
   std::vector<Command> commands{add_list(root),  add_info(root), add_doctor(root), add_repair(root), add_undo(root),
-                                add_run(root),   add_lock(root), add_check(root),  add_fleet(root), add_probe(root),
+                                add_run(root),   add_lock(root), add_check(root),  add_fleet(root),
                                 add_generate(root)};
   // Everything after the first "--" belongs to the command `run` starts.
   int parsed_argc = argc;

@@ -13,7 +13,6 @@ Command add_run(CLI::App& root);
 Command add_lock(CLI::App& root);
 Command add_check(CLI::App& root);
 Command add_fleet(CLI::App& root);
-Command add_probe(CLI::App& root); // hidden: the child process of `check`
 Command add_generate(CLI::App& root); // hidden: completions and man page
 
 } // namespace condacuda::cli

@@ -1,5 +1,5 @@
 #pragma once
-// The probe: what `condacuda __probe` runs in the child that `condacuda
+// The probe: what `condacuda-probe` runs in the child that `condacuda
 // check` starts with the activated environment. It opens the libraries of
 // the request, reports where they came from, and runs the GPU steps, writing
 // one JSON record per line to `out_fd` as it goes (check/protocol.hpp).

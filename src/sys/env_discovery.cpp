@@ -1,6 +1,5 @@
 #include "sys/env_discovery.hpp"
 
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <system_error>
 
 #include "sys/mapped_file.hpp"
+#include "util/strings.hpp"
 
 extern char** environ;
 
@@ -85,12 +85,18 @@ std::set<std::string> read_only_roots(const DiscoveryOptions& o) {
   return out;
 }
 
+// The home folder /etc/passwd gives this user, for a process without HOME.
+// Read as a file, not through getpwuid: NSS loads libnss_*.so modules, which
+// the static condacuda cannot (docs/portable.md); a directory service user
+// (sssd, LDAP) without HOME gets none, and discovery skips ~/.conda.
 std::string passwd_home() {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> buf(16384);
-  if (::getpwuid_r(::getuid(), &pw, buf.data(), buf.size(), &found) == 0 && found && pw.pw_dir)
-    return pw.pw_dir;
+  auto text = read_text_file("/etc/passwd", read_cap::passwd);
+  if (!text) return {};
+  const std::string uid = std::to_string(::getuid());
+  for (const auto& line : util::split(*text, "\n")) {
+    auto fields = util::split(line, ":"); // name:password:uid:gid:gecos:home:shell
+    if (fields.size() >= 7 && fields[2] == uid && !fields[5].empty()) return fields[5];
+  }
   return {};
 }
 

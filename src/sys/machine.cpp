@@ -5,31 +5,56 @@
 #include <climits>
 #include <filesystem>
 #include <cstdlib>
-#include <dlfcn.h>
-#include <gnu/libc-version.h>
 #include <sys/auxv.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "loader/glibc_release.hpp"
 #include "sys/mapped_file.hpp"
+#include "sys/posix.hpp"
 #include "util/strings.hpp"
 #include "util/path.hpp"
 
 namespace condacuda::sys {
 
 namespace {
-int glibc_minor() {
-  auto parts = util::split(gnu_get_libc_version(), ".");
-  return parts.size() >= 2 ? util::leading_number(parts[1]) : 36;
+// The system's glibc, found from the dynamic loader that native programs
+// name in PT_INTERP: libc.so.6 is beside its real path, and the release is in
+// its name before 2.34 (ld-2.31.so), in libc.so.6's banner after. Found once.
+struct SystemGlibc {
+  std::string libc_path;              // empty: no glibc here (musl, a bare container)
+  std::optional<std::string> release; // "2.36"
+};
+
+const SystemGlibc& system_glibc(const std::string& interp) {
+  static const SystemGlibc found = [&] {
+    SystemGlibc g;
+    std::string loader = canonical_path(interp);
+    if (loader.empty()) return g;
+    std::string libc = util::dir_name(loader) + "/libc.so.6";
+    if (!path_exists(libc)) return g;
+    g.libc_path = libc;
+    g.release = loader::glibc_release_from_loader_name(util::base_name(loader));
+    if (!g.release)
+      if (auto bytes = map_file(libc)) g.release = loader::glibc_release_from_libc(bytes->data);
+    return g;
+  }();
+  return found;
+}
+
+// The interpreter of the running machine's native programs.
+std::string native_interp() {
+#if defined(__aarch64__)
+  return "/lib/ld-linux-aarch64.so.1";
+#else
+  return "/lib64/ld-linux-x86-64.so.2";
+#endif
 }
 
 // Debian's multiarch layout puts libc in /lib/<triplet>/ and searches
 // /lib/<triplet>/, /usr/lib/<triplet>/, /lib/, /usr/lib/ with $LIB =
 // lib/<triplet>; upstream uses /lib64/ and /usr/lib64/ with $LIB = lib64.
-void detect_dirs(loader::LoaderConfig& c) {
-  Dl_info info{};
-  std::string libc_path;
-  if (dladdr(reinterpret_cast<void*>(&gnu_get_libc_version), &info) && info.dli_fname) libc_path = info.dli_fname;
+void detect_dirs(loader::LoaderConfig& c, const std::string& libc_path) {
   std::string dir = util::dir_name(libc_path);
   auto lib_pos = dir.find("/lib/");
   if (lib_pos != std::string::npos && dir.find('-', lib_pos) != std::string::npos) {
@@ -45,7 +70,7 @@ void detect_dirs(loader::LoaderConfig& c) {
 void detect_cpu(loader::LoaderConfig& c) {
 #if defined(__x86_64__)
   c.machine = 62;
-  c.interp = "/lib64/ld-linux-x86-64.so.2";
+  c.interp = native_interp();
   c.interp_soname = "ld-linux-x86-64.so.2";
   __builtin_cpu_init();
   bool v2 = __builtin_cpu_supports("x86-64-v2"), v3 = __builtin_cpu_supports("x86-64-v3"),
@@ -60,7 +85,7 @@ void detect_cpu(loader::LoaderConfig& c) {
   if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f")) c.legacy_hwcaps.push_back("avx512_1");
 #elif defined(__aarch64__)
   c.machine = 183;
-  c.interp = "/lib/ld-linux-aarch64.so.1";
+  c.interp = native_interp();
   c.interp_soname = "ld-linux-aarch64.so.1";
   c.hwcaps_active.clear();
   c.legacy_hwcaps.clear();
@@ -89,11 +114,13 @@ std::uint16_t host_machine() {
 MachineFacts detect_machine(const std::string& cache_path) {
   MachineFacts facts;
   loader::LoaderConfig& c = facts.config;
-  c.glibc_minor = glibc_minor();
   detect_cpu(c);
+  const SystemGlibc& glibc = system_glibc(native_interp());
+  // Unknown (no glibc found): the newest rules the model has, 2.36's.
+  c.glibc_minor = glibc.release ? loader::glibc_minor_of(*glibc.release).value_or(36) : 36;
   c.page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
   c.commit_limit = commit_limit();
-  detect_dirs(c);
+  detect_dirs(c, glibc.libc_path);
   c.ld_library_path = shell_environment().ld_library_path;
   if (const char* bn = std::getenv("LD_BIND_NOW")) c.bind_now = *bn != '\0';
   char cwd[PATH_MAX];
@@ -135,7 +162,7 @@ Result<std::optional<lock::DriverVersion>> node_driver_version() {
   return read_driver_version();
 }
 
-std::string glibc_version() { return gnu_get_libc_version(); }
+std::string glibc_version() { return system_glibc(native_interp()).release.value_or("unknown"); }
 
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {};

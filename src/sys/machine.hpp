@@ -50,7 +50,9 @@ DeclaredNode declared_node();
 // CONDACUDA_DRIVER is not a driver version.
 Result<std::optional<lock::DriverVersion>> node_driver_version();
 
-// gnu_get_libc_version(): "2.36".
+// The system's glibc release ("2.36"), read from its files (libc.so.6 beside
+// the dynamic loader), not the C library condacuda runs on; "unknown" where
+// there is no glibc.
 std::string glibc_version();
 // gethostname(2).
 std::string host_name();

@@ -26,6 +26,7 @@ inline constexpr std::uint64_t release_table = 4u << 20;
 inline constexpr std::uint64_t hash_cache = 64u << 20;    // 100,000 entries
 inline constexpr std::uint64_t config = 1u << 20;         // .condarc, pyvenv.cfg, ld.so.conf.d, activate.d scripts, /proc files
 inline constexpr std::uint64_t environments_txt = 16u << 20;
+inline constexpr std::uint64_t passwd = 16u << 20;           // /etc/passwd, for a process without HOME
 inline constexpr std::uint64_t fleet_documents = 256u << 20; // fleet --from: a condacuda.fleet/1 document of thousands of nodes
 } // namespace read_cap
 

@@ -12,6 +12,7 @@ note "the documented tree"
 (cd "$dest" && find . -type f -o -type l | sed 's|^\./||' | sort) > "$scratch/tree.txt"
 cat "$scratch/tree.txt"
 for f in usr/bin/condacuda \
+         usr/libexec/condacuda/condacuda-probe \
          usr/share/condacuda/templates/releases.yml \
          usr/share/condacuda/templates/hooks/activate.sh.in \
          usr/share/condacuda/hooks/post-link.sh \
@@ -23,7 +24,7 @@ for f in usr/bin/condacuda \
          usr/share/doc/condacuda/LICENSE; do
   grep -qx "$f" "$scratch/tree.txt" || fail "missing from the install: $f"
 done
-unexpected=$(grep -Ev '^usr/(bin/condacuda|share/(condacuda|doc/condacuda|man/man1|bash-completion|zsh|fish)/)' "$scratch/tree.txt" || true)
+unexpected=$(grep -Ev '^usr/(bin/condacuda|libexec/condacuda/condacuda-probe|share/(condacuda|doc/condacuda|man/man1|bash-completion|zsh|fish)/)' "$scratch/tree.txt" || true)
 [ -z "$unexpected" ] || fail "files outside the documented tree: $unexpected"
 [ -x "$dest/usr/share/condacuda/hooks/post-link.sh" ] || fail "post-link.sh is not executable"
 cmp -s "$CONDACUDA_SOURCE_DIR/LICENSE" "$dest/usr/share/doc/condacuda/LICENSE" || fail "the installed LICENSE is not the source's"
@@ -37,6 +38,8 @@ while read -r f; do
 done < "$scratch/src-templates.txt"
 expect_status 2 "$CONDACUDA" --print-share-dir > /dev/null # the build tree has no share folder
 grep -q "condacuda 0.1.0" <<< "$("$dest/usr/bin/condacuda" --version)" || fail "version"
+[ -x "$dest/usr/libexec/condacuda/condacuda-probe" ] || fail "the GPU child is not executable"
+grep -q "condacuda-probe 0.1.0" <<< "$("$dest/usr/libexec/condacuda/condacuda-probe" --version)" || fail "probe version"
 
 note "man page renders cleanly and names every command"
 warnings=$(groff -man -Tutf8 -ww -z "$dest/usr/share/man/man1/condacuda.1" 2>&1 || true)

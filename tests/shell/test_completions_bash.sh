@@ -18,7 +18,7 @@ bash_complete() { # the words of the command line; the last is the one completed
 }
 got=$(bash_complete condacuda '')
 expect "subcommands" "$got" list info doctor repair undo run lock check
-expect_not "no hidden commands" "$got" __generate __probe
+expect_not "no hidden commands" "$got" __generate
 expect "a subcommand's prefix" "$(bash_complete condacuda re)" repair
 expect "options" "$(bash_complete condacuda lock --)" --check --json --releases
 expect "--color values" "$(bash_complete condacuda doctor --color '')" auto always never

@@ -15,7 +15,7 @@ fish_complete() {
 }
 got=$(fish_complete 'condacuda ')
 expect "subcommands" "$got" list info doctor repair undo run lock check
-expect_not "no hidden commands" "$got" __generate __probe
+expect_not "no hidden commands" "$got" __generate
 expect "options" "$(fish_complete 'condacuda check --')" --json --as-is --timeout
 got=$(fish_complete 'condacuda doctor -n ')
 expect "env names after -n, one candidate each, unexpanded" "$got" alpha-env beta-env 'my env' 'cost$HOME' "it's"

@@ -40,7 +40,7 @@ zsh_screen() { ZSCREEN=1 zsh_complete "$1"; }
 
 got=$(zsh_complete 'condacuda ')
 expect "subcommands" "$got" list info doctor repair undo run lock check
-expect_not "no hidden commands" "$got" __generate __probe
+expect_not "no hidden commands" "$got" __generate
 expect "options" "$(zsh_complete 'condacuda lock --')" --check --json --releases
 got=$(zsh_complete 'condacuda doctor -n ')
 expect "env names after -n, one candidate each, unexpanded" "$got" alpha-env beta-env 'my env' 'cost$HOME' "it's"
