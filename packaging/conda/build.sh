@@ -7,12 +7,19 @@ set -euxo pipefail
 # Shared libraries from the env (conda-forge links its yaml-cpp and Boost
 # dynamically, with run_exports pinning them); the unit tests are built and
 # run here. CMAKE_ARGS come last so that a packager's settings win.
+# CONDACUDA_PORTABLE=1 builds instead what the wheel and the tarball ship
+# (docs/portable.md): condacuda static, its GPU child within glibc 2.28, from
+# static archives of the C++ runtime, yaml-cpp and Boost.
+link=(-DCONDACUDA_STATIC_RUNTIME=OFF)
+if [[ "${CONDACUDA_PORTABLE:-0}" == 1 ]]; then
+  link=(-DCONDACUDA_STATIC_RUNTIME=ON -DCONDACUDA_PORTABLE=ON)
+fi
 # shellcheck disable=SC2086 # CMAKE_ARGS is a list of arguments
 cmake -S "${SRC_DIR:-.}" -B build-conda -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$PREFIX" \
   -DCMAKE_INSTALL_LIBDIR=lib \
-  -DCONDACUDA_STATIC_RUNTIME=OFF \
+  "${link[@]}" \
   -DCONDACUDA_BUILD_TESTS=ON \
   ${CMAKE_ARGS:-}
 cmake --build build-conda -j"${CPU_COUNT:-2}"
