@@ -4,8 +4,9 @@
 # The portable packages of condacuda (docs/portable.md, "The wheel and the
 # tarball"), in OUTDIR:
 #   condacuda-VERSION-py3-none-manylinux_2_28_x86_64.whl   (make_wheel.py)
-#   condacuda-VERSION-linux-x86_64.tar.gz                  (bin/ libexec/ share/ LICENSE
-#                                                          under condacuda-VERSION-linux-x86_64/)
+#   condacuda-VERSION-linux-x86_64.tar.gz                  (bin/ libexec/ share/, the license in
+#                                                          share/doc/condacuda/, under
+#                                                          condacuda-VERSION-linux-x86_64/)
 # VERSION is what the staged binary's --version says.
 #
 # With --build-dir DIR it packages that configured and built tree as it is
@@ -89,8 +90,9 @@ echo "build.sh: the glibc floor (manylinux_2_28) of the staged tree"
 wheel=$(python3 "$here/make_wheel.py" "$tree" "$outdir")
 
 name=condacuda-$version-linux-x86_64
+# No LICENSE at the top: unpacked into ~/.local it would land as ~/.local/LICENSE;
+# it is share/doc/condacuda/LICENSE, where the install tree keeps it.
 mv "$tree" "$stage/$name"
-install -m 0644 "$repo/LICENSE" "$stage/$name/LICENSE"
 tarball=$outdir/$name.tar.gz
 tar --sort=name --format=gnu --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
   --mode='u=rwX,go=rX' -C "$stage" -cf - "$name" | gzip -9n > "$tarball.part"

@@ -22,7 +22,6 @@ wheel=$out/condacuda-$version-py3-none-manylinux_2_28_x86_64.whl
 
 note "the tarball's members: the documented tree"
 {
-  echo LICENSE
   echo bin/condacuda
   echo libexec/condacuda/condacuda-probe
   (cd "$CONDACUDA_SOURCE_DIR/templates" && find . -type f | sed 's|^\./|share/condacuda/templates/|')
@@ -88,7 +87,8 @@ expect_eq "$(HOME=$home "$bin" --print-share-dir)" "$home/.local/share/condacuda
 [ -f "$home/.local/share/condacuda/templates/releases.yml" ] || fail "no templates in the share folder"
 [ -f "$home/.local/share/condacuda/templates/hooks/activate.sh.in" ] || fail "no hook templates in the share folder"
 [ -x "$home/.local/libexec/condacuda/condacuda-probe" ] || fail "no probe in ~/.local/libexec/condacuda"
-cmp -s "$home/.local/LICENSE" "$CONDACUDA_SOURCE_DIR/LICENSE" || fail "the tarball's LICENSE is not the repository's"
+cmp -s "$home/.local/share/doc/condacuda/LICENSE" "$CONDACUDA_SOURCE_DIR/LICENSE" || fail "the tarball's LICENSE is not the repository's"
+[ ! -e "$home/.local/LICENSE" ] || fail "the tarball litters ~/.local with a LICENSE"
 expect_status 1 env HOME="$home" LD_LIBRARY_PATH="$system" "$bin" doctor -p "$env" > "$scratch/doctor.txt"
 grep -q "__nvJitLinkAddData_12_1" "$scratch/doctor.txt" || { cat "$scratch/doctor.txt"; fail "doctor does not name the undefined symbol"; }
 expect_status 2 env HOME="$home" "$bin" doctor -p "$scratch/no-such-env" > /dev/null 2>&1
