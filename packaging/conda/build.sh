@@ -9,18 +9,20 @@ set -euxo pipefail
 # run here. CMAKE_ARGS come last so that a packager's settings win.
 # CONDACUDA_PORTABLE=1 builds instead what the wheel and the tarball ship
 # (docs/portable.md): condacuda static, its GPU child within glibc 2.28, from
-# static archives of the C++ runtime, yaml-cpp and Boost.
-link=(-DCONDACUDA_STATIC_RUNTIME=OFF)
+# static archives of the C++ runtime, yaml-cpp and Boost (its -D settings
+# come after the shared default, and win).
+portable=()
 if [[ "${CONDACUDA_PORTABLE:-0}" == 1 ]]; then
-  link=(-DCONDACUDA_STATIC_RUNTIME=ON -DCONDACUDA_PORTABLE=ON)
+  portable=(-DCONDACUDA_STATIC_RUNTIME=ON -DCONDACUDA_PORTABLE=ON)
 fi
 # shellcheck disable=SC2086 # CMAKE_ARGS is a list of arguments
 cmake -S "${SRC_DIR:-.}" -B build-conda -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$PREFIX" \
   -DCMAKE_INSTALL_LIBDIR=lib \
-  "${link[@]}" \
+  -DCONDACUDA_STATIC_RUNTIME=OFF \
   -DCONDACUDA_BUILD_TESTS=ON \
+  "${portable[@]}" \
   ${CMAKE_ARGS:-}
 cmake --build build-conda -j"${CPU_COUNT:-2}"
 if [[ "${CONDA_BUILD_CROSS_COMPILATION:-0}" != 1 && -f build-conda/tests/CTestTestfile.cmake ]]; then
