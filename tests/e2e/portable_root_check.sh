@@ -4,7 +4,8 @@
 # libexec/condacuda/condacuda-probe, the tarball and the wheel of
 # packaging/portable/build.sh) on another Debian release than this machine's,
 # in a cached debootstrap root (tests/e2e/debian_root.sh):
-#   - the root's glibc is the suite's;
+#   - the root's glibc is the suite's, and the one doctor models (the static
+#     condacuda reads it from the root's files, not from its own C library);
 #   - the demo env built there, by the root's own gcc and python3;
 #   - from the tarball (unpacked into ~/.local): --version, info, doctor
 #     (the seed failure named), repair, doctor again, the real import through
@@ -85,6 +86,10 @@ portable_root_check() {
   grep -qx "condacuda $version" <<< "$(r "$cc" --version)" || fail "$cc --version: not condacuda $version"
   expect_eq "$(r "$cc" --print-share-dir)" /scratch/home/.local/share/condacuda "--print-share-dir in the root"
 
+  note "$suite: the GPU child's start-up on this glibc (src/probe/glibc_floor.c: constructors, the unwinder, dlopen)"
+  expect_eq "$(r /scratch/home/.local/libexec/condacuda/condacuda-probe --self-test)" \
+    "$(printf 'constructors: ran once\nexceptions: caught\ndlopen: libm.so.6 cos(0) = 1')" "condacuda-probe --self-test in the root"
+
   note "$suite: the demo env, built in the root by its gcc and python3"
   r /src/examples/demo-env/build.sh /scratch/demo > /dev/null
   tree_state "$scratch/demo/env" > "$scratch/before-repair.txt"
@@ -106,6 +111,9 @@ portable_root_check() {
   grep -q '__nvJitLinkAddData_12_1' "$scratch/root-doctor-before.json" || fail "doctor does not name __nvJitLinkAddData_12_1"
   expect_eq "$(json "$scratch/root-doctor-before.json" '[(f["code"], f["symbol"]) for f in j["findings"] if f["severity"] == "error"]')" \
     "[('undefined-symbol', '__nvJitLinkAddData_12_1')]" "doctor's error findings in the root"
+  # The static condacuda has glibc 2.36 inside: the model must be of the root's (sys/machine.cpp reads it from its files).
+  expect_eq "$(json "$scratch/root-doctor-before.json" '(j["loader"]["glibc"], j["node"]["glibc"])')" \
+    "('$glibc', '$glibc')" "the glibc doctor models in the root"
 
   note "$suite: repair, doctor again (exit 0)"
   r env LD_LIBRARY_PATH="$rsys" "$cc" repair -p "$renv" --json > "$scratch/root-repair.json"
