@@ -398,6 +398,10 @@ const std::vector<ManEntry>& man_files() {
       {"$XDG_CACHE_HOME/condacuda/fatbins", "The GPU targets of the fat binaries doctor --gpu read, keyed the same way."},
       {"~/.conda/environments.txt", "Envs conda created outside the envs dirs, listed by list."},
       {"/etc/ld.so.cache", "Read by doctor and repair, as ld.so reads it."},
+      {"<bin>/../libexec/condacuda/condacuda-probe",
+       "The GPU child check and doctor --gpu auto|visible start, found beside the condacuda that runs (needs glibc "
+       "2.28 or newer)."},
+      {"<bin>/../share/condacuda", "The installation's templates and link scripts (--print-share-dir)."},
   };
   return files;
 }
