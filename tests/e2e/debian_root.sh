@@ -22,10 +22,10 @@
 #       (debootstrap unshare chroot flock mount wget), and when the mirror
 #       cannot be reached; under CI (CI=true) each of these fails instead.
 #       A debootstrap that fails while the mirror answers fails.
-#   in_root ROOT SCRATCH CMD...  runs CMD inside ROOT as root, in a mount
-#       namespace of its own (unshare --mount --propagation private), so that
-#       every mount below vanishes with CMD's process and the cached root is
-#       never written to:
+#   in_root ROOT SCRATCH [--bind SRC DEST]... CMD...  runs CMD inside ROOT
+#       as root, in a mount namespace of its own (unshare --mount
+#       --propagation private), so that every mount below vanishes with CMD's
+#       process and the cached root is never written to:
 #         /          ROOT, bound read-only
 #         /scratch   SCRATCH, read-write (SCRATCH/home and SCRATCH/tmp made)
 #         /src       the source tree (CONDACUDA_SOURCE_DIR), read-only
@@ -36,6 +36,13 @@
 #                    and an empty tmpfs /dev/shm: not the host's whole /dev
 #                    (its disks and terminals); no /dev/tty (CTest gives tests
 #                    no terminal either), no /sys
+#       --bind SRC DEST (repeatable, before CMD): SRC, a file or folder of
+#       the host, bound read-only over DEST, a path inside the root that
+#       exists and is of the same kind (a file over a file), after the mounts
+#       above: --bind "$scratch/ld.so.cache" /etc/ld.so.cache gives the
+#       root's ld.so another cache for CMD alone, the cached root's own file
+#       untouched (e2e.loader_glibc_*: the cache each root's ldconfig writes,
+#       read by its ld.so and by doctor).
 #       CMD runs with a clean environment:
 #         env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/scratch/home
 #                LANG=C.UTF-8 TMPDIR=/tmp PYTHONDONTWRITEBYTECODE=1 CMD...
@@ -117,6 +124,13 @@ debian_root() {
 in_root() {
   local root=${1:?in_root ROOT SCRATCH CMD...} dir=${2:?in_root ROOT SCRATCH CMD...}
   shift 2
+  local binds=()
+  while [ "${1:-}" = --bind ]; do
+    [ $# -ge 3 ] || fail "in_root: --bind SRC DEST"
+    [ -e "$2" ] || fail "in_root: --bind $2: no such file"
+    binds+=("$(realpath "$2")" "$3")
+    shift 3
+  done
   [ $# -gt 0 ] || fail "in_root: no command"
   [ -f "$root/etc/condacuda-test-root" ] || fail "in_root: $root is not a root of debian_root"
   root=$(realpath "$root")
@@ -124,7 +138,8 @@ in_root() {
   mkdir -p "$dir/home" "$dir/tmp"
   chmod 1777 "$dir/tmp"
   unshare --mount --propagation private --fork --kill-child \
-    bash -euc "$_debian_root_enter" in_root "$root" "$dir" "$CONDACUDA_SOURCE_DIR" "$@"
+    bash -euc "$_debian_root_enter" in_root "$root" "$dir" "$CONDACUDA_SOURCE_DIR" \
+    "$((${#binds[@]} / 2))" "${binds[@]}" "$@"
 }
 
 debian_root_mounts() {
@@ -137,11 +152,12 @@ debian_root_mounts() {
 # --- internals ---
 
 # The script in_root's unshare runs (bash, in the new mount namespace, on the
-# host's programs): the mounts, then chroot. Arguments: ROOT SCRATCH SRC CMD...
+# host's programs): the mounts, then chroot. Arguments: ROOT SCRATCH SRC N,
+# N pairs SRC DEST of --bind, CMD...
 # shellcheck disable=SC2016 # expanded by that bash
 _debian_root_enter='
-root=$1 dir=$2 src=$3
-shift 3
+root=$1 dir=$2 src=$3 nbinds=$4
+shift 4
 mount --bind "$root" "$root"
 mount -o remount,bind,ro "$root"
 mount --bind "$dir" "$root/scratch"
@@ -160,6 +176,12 @@ ln -s /proc/self/fd/1 "$root/dev/stdout"
 ln -s /proc/self/fd/2 "$root/dev/stderr"
 mkdir "$root/dev/shm"
 mount -t tmpfs -o mode=1777,size=64m,nosuid,nodev condacuda-shm "$root/dev/shm"
+for ((i = 0; i < nbinds; i++)); do
+  [ -e "$root$2" ] || { echo "in_root: --bind: $2 is not in the root" >&2; exit 1; }
+  mount --bind "$1" "$root$2"
+  mount -o remount,bind,ro "$root$2"
+  shift 2
+done
 exec chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/scratch/home \
   LANG=C.UTF-8 TMPDIR=/tmp PYTHONDONTWRITEBYTECODE=1 "$@"
 '
