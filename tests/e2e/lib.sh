@@ -187,3 +187,41 @@ C
     -o "$4" "$1" -L"$3" -l:libnvJitLink.so.12' sh
 }
 
+# hostile_corpus_bases DIR [CUDA_ROOT]: the real libraries e2e.hostile_corpus
+# (and the glibc roots' sample, tests/e2e/agreement_root_check.sh) damages,
+# one path a line: three compiled into DIR by this machine's gcc (GNU and SysV
+# hash, lazy and -z now, a constructor, versioned symbols), the system's
+# libz and, when CUDA_ROOT (default /usr/local/cuda) has them, the real
+# libcudart 13 and 12 (their real paths).
+hostile_corpus_bases() {
+  local dir=$1 cuda=${2:-/usr/local/cuda}
+  mkdir -p "$dir"
+  cat > "$dir/base.c" << 'C'
+#include <math.h>
+int counter = 1;
+double hc_scale(double x) { return cos(x) * counter; }
+int hc_add(int a, int b) { return a + b + counter; }
+int hc_old(void) { return 1; }
+__asm__(".symver hc_old, hc_compat@HC_1");
+static int ready;
+__attribute__((constructor)) static void hc_init(void) { ready = counter; }
+int hc_ready(void) { return ready; }
+C
+  cat > "$dir/base.map" << 'MAP'
+HC_1 { global: hc_old; hc_compat; local: *; };
+HC_2 { global: hc_scale; hc_add; hc_ready; counter; } HC_1;
+MAP
+  _hostile_corpus_base "$dir" plain
+  _hostile_corpus_base "$dir" sysv_now -Wl,--hash-style=sysv -Wl,-z,now
+  _hostile_corpus_base "$dir" both -Wl,--hash-style=both
+  local lib
+  for lib in /usr/lib/x86_64-linux-gnu/libz.so.1 "$cuda/lib/libcudart.so.13" "$cuda/lib64/libcudart.so.12"; do
+    if [ -e "$lib" ]; then readlink -f "$lib"; fi
+  done
+}
+
+# _hostile_corpus_base DIR NAME [LDFLAGS...]: DIR/NAME.so from DIR/base.c, its path.
+_hostile_corpus_base() {
+  gcc -shared -fPIC -O1 -o "$1/$2.so" "$1/base.c" -Wl,--version-script="$1/base.map" -Wl,-soname,libhc.so.1 "${@:3}" -lm
+  echo "$1/$2.so"
+}

@@ -14,29 +14,9 @@
 source "$(dirname "$0")/lib.sh"
 
 corpus=$CONDACUDA_SOURCE_DIR/tests/tools/hostile_corpus.py
-cat > "$scratch/base.c" << 'C'
-#include <math.h>
-int counter = 1;
-double hc_scale(double x) { return cos(x) * counter; }
-int hc_add(int a, int b) { return a + b + counter; }
-int hc_old(void) { return 1; }
-__asm__(".symver hc_old, hc_compat@HC_1");
-static int ready;
-__attribute__((constructor)) static void hc_init(void) { ready = counter; }
-int hc_ready(void) { return ready; }
-C
-cat > "$scratch/base.map" << 'MAP'
-HC_1 { global: hc_old; hc_compat; local: *; };
-HC_2 { global: hc_scale; hc_add; hc_ready; counter; } HC_1;
-MAP
-build() { gcc -shared -fPIC -O1 -o "$scratch/$1" "$scratch/base.c" -Wl,--version-script="$scratch/base.map" -Wl,-soname,libhc.so.1 "${@:2}" -lm; }
-build plain.so
-build sysv_now.so -Wl,--hash-style=sysv -Wl,-z,now
-build both.so -Wl,--hash-style=both
-bases=("$scratch/plain.so" "$scratch/sysv_now.so" "$scratch/both.so")
-for lib in /usr/lib/x86_64-linux-gnu/libz.so.1 /usr/local/cuda/lib/libcudart.so.13 /usr/local/cuda/lib64/libcudart.so.12; do
-  if [ -e "$lib" ]; then bases+=("$(readlink -f "$lib")"); fi
-done
+hostile_corpus_bases "$scratch" > "$scratch/bases.txt"
+mapfile -t bases < "$scratch/bases.txt"
+[ "${#bases[@]}" -ge 4 ] || fail "hostile_corpus_bases gave ${#bases[@]} bases: ${bases[*]}"
 note "bases: ${bases[*]##*/}"
 
 env=$scratch/env
