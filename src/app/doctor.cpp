@@ -10,6 +10,7 @@
 #include "app/visible_gpus.hpp"
 #include "doctor/contexts.hpp"
 #include "doctor/gpu_coverage.hpp"
+#include "loader/glibc_release.hpp"
 #include "lock/driver.hpp"
 #include "lock/release_table.hpp"
 #include "sys/gpu_code.hpp"
@@ -18,6 +19,7 @@
 #include "launch/hook_model.hpp"
 #include "launch/launch.hpp"
 #include "repair/staleness.hpp"
+#include "util/strings.hpp"
 #include "sys/prefix_tree.hpp"
 #include "sys/repair_state.hpp"
 #include "sys/shell_environment.hpp"
@@ -137,6 +139,20 @@ doctor::NodeFacts node_facts(const doctor::DoctorInputs& in, const VisibleGpus& 
 }
 } // namespace
 
+namespace {
+// --glibc's value: a release whose rules the model has (docs/loader-model.md,
+// "Per glibc version": 2.28 from glibc's sources, 2.31 to 2.41 measured too).
+Result<int> modelled_glibc_minor(const std::string& release) {
+  auto minor = loader::glibc_minor_of(release);
+  if (!minor || *minor < loader::oldest_modelled_glibc_minor || *minor > loader::newest_modelled_glibc_minor ||
+      release != "2." + std::to_string(*minor))
+    return make_error(ErrorCode::bad_input, "--glibc " + util::terminal_safe(release) + ": the loader model knows glibc 2." +
+                                                std::to_string(loader::oldest_modelled_glibc_minor) + " to 2." +
+                                                std::to_string(loader::newest_modelled_glibc_minor) + " (e.g. 2.31)");
+  return *minor;
+}
+} // namespace
+
 Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   sys::DiskFileView& files = sys::process_file_view();
   const sys::RepairState state = sys::read_repair_state(options.env.prefix);
@@ -156,6 +172,12 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   if (options.driver) {
     inputs->driver_version = *options.driver;
     inputs->driver_source = "--driver";
+  }
+  if (options.glibc) {
+    auto minor = modelled_glibc_minor(*options.glibc);
+    if (!minor) return minor.error();
+    inputs->config.glibc_minor = *minor;
+    inputs->glibc_source = "--glibc";
   }
   auto imports = resolve_imports(options.imports, options.env.prefix, inputs->inventory.site_packages);
   if (!imports) return imports.error();

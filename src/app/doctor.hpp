@@ -23,6 +23,9 @@ struct DoctorOptions {
   std::optional<std::string> gpu_table_file; // --gpus FILE: replaces templates/gpus.yml
   // --imports A,B,C: dlopen these in this order in one process (app/imports.hpp).
   std::vector<std::string> imports;
+  // --glibc 2.N: model that glibc release instead of this machine's (a node,
+  // a container image); unset: the machine's (sys::glibc_version).
+  std::optional<std::string> glibc;
 };
 
 // Errors: those of reading the env; a --gpu, --driver or GPU table that cannot be read (bad_input).

@@ -17,6 +17,7 @@ Command add_doctor(CLI::App& root) {
     std::optional<std::string> driver;
     std::optional<std::string> gpu_table;
     std::vector<std::string> imports;
+    std::optional<std::string> glibc;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand(
@@ -42,6 +43,9 @@ Command add_doctor(CLI::App& root) {
                   "Load these in this order in one process, as a script's imports do: files, or import names of "
                   "extension modules (demotorch._C); global:ITEM opens it RTLD_GLOBAL")
       ->delimiter(',');
+  sub->add_option("--glibc", args->glibc,
+                  "Model this glibc release (2.28 to 2.41) instead of this machine's: a node or a container image "
+                  "with another");
   return {sub, [args] {
             auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
@@ -49,7 +53,7 @@ Command add_doctor(CLI::App& root) {
             if (args->context == "activated") context = doctor::LaunchContext::activated;
             if (args->context == "not-activated") context = doctor::LaunchContext::not_activated;
             auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context,
-                                       args->gpus, args->driver, args->gpu_table, args->imports});
+                                       args->gpus, args->driver, args->gpu_table, args->imports, args->glibc});
             if (!report) return fail(report.error(), args->out);
             for (const auto& w : report->inputs.inventory.warnings) print_warning(w);
             return emit_result(args->out, report::doctor_rendering(*report, args->verbose),

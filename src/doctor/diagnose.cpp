@@ -183,6 +183,19 @@ private:
       add_affected(f, root);
       break;
     }
+    case ErrorKind::executable_stack: {
+      Finding& f = group("execstack\n" + e.objname, code::executable_stack, Severity::error);
+      f.title = e.objname + " asks for an executable stack, which dlopen refuses from glibc 2.41 on";
+      f.resolved = e.objname;
+      f.evidence = {"the loader stops at this file: " + e.text,
+                    "its PT_GNU_STACK has PF_X, or it has none (the x86-64 default is executable); glibc up to 2.40 "
+                    "made the stack executable for it, 2.41 refuses under dlopen (program start-up still allows it)"};
+      f.fix = "clear the flag: `patchelf --clear-execstack " + e.objname +
+              "` (patchelf 0.18+) or relink it with -z noexecstack (upstream: ask for a build without it); or, for "
+              "this process only, GLIBC_TUNABLES=glibc.rtld.execstack=2 where glibc has it (2.42, Debian's 2.41)";
+      add_affected(f, root);
+      break;
+    }
     case ErrorKind::assertion: {
       Finding& f = group("abort", code::loader_abort, Severity::error);
       f.title = "ld.so aborts: a versioned reference into a library without symbol versions";

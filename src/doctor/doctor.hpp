@@ -43,6 +43,7 @@ struct DoctorInputs {
   std::vector<std::string> foreign_hooks;  // other activate.d scripts that touch LD_LIBRARY_PATH
   std::optional<std::string> driver_version; // NVIDIA driver seen (/proc/driver/nvidia/version), for the alignment driver rule
   std::string driver_source = "/proc/driver/nvidia/version"; // where driver_version came from: "--driver" when given
+  std::string glibc_source = "this machine"; // where config.glibc_minor came from: "--glibc" when given
   // doctor --imports: files to dlopen in this order in one process (absolute),
   // each RTLD_NOW and RTLD_LOCAL unless `global` (doctor/import_order.hpp).
   struct Import {

@@ -36,6 +36,7 @@ inline constexpr const char* unverified_launch = "unverified-launch";
 inline constexpr const char* requirement_mismatch = "requirement-mismatch";
 inline constexpr const char* folders_before_hook = "folders-before-hook";
 inline constexpr const char* unusable_prefix = "unusable-prefix";
+inline constexpr const char* executable_stack = "executable-stack";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,

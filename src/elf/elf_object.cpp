@@ -112,6 +112,7 @@ Status ElfObject::parse_headers() {
     std::uint32_t ptype = *r.u32(p);
     std::uint64_t offset = *r.u64(p + 8), vaddr = *r.u64(p + 16), filesz = *r.u64(p + 32);
     if (ptype == pt_load) loads_.push_back({vaddr, offset, filesz});
+    if (ptype == pt_gnu_stack) gnu_stack_flags_ = *r.u32(p + 4);
     if (ptype == pt_dynamic) {
       if (filesz == 0) empty_dynamic = true;
       else l_ld = vaddr;
@@ -120,6 +121,11 @@ Status ElfObject::parse_headers() {
   has_dynamic_ = l_ld && *l_ld != 0 && !empty_dynamic;
   if (has_dynamic_) return read_dynamic_array(*l_ld);
   return ok_status();
+}
+
+bool ElfObject::wants_executable_stack() const {
+  if (gnu_stack_flags_) return (*gnu_stack_flags_ & pf_x) != 0;
+  return machine_ == em_x86_64; // sysdeps/x86/stackinfo.h: PF_R|PF_W|PF_X; sysdeps/aarch64: PF_R|PF_W
 }
 
 Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {

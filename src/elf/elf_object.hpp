@@ -131,6 +131,10 @@ public:
   std::uint16_t type() const { return type_; }
   bool has_dynamic() const { return has_dynamic_; }
   bool is_pie() const { return (dynamic_.flags_1 & 0x08000000u) != 0; }
+  // Whether the object asks for an executable stack, as _dl_map_object_from_fd
+  // (elf/dl-load.c) reads it: the last PT_GNU_STACK's PF_X, else the ABI's
+  // default, DEFAULT_STACK_PERMS (executable on x86, not on AArch64).
+  bool wants_executable_stack() const;
   const DynamicInfo& dynamic() const { return dynamic_; }
 
   // Symbol and version tables (empty unless parsed with symbols).
@@ -218,6 +222,7 @@ private:
   std::uint16_t machine_ = 0;
   std::uint16_t type_ = 0;
   bool has_dynamic_ = false;
+  std::optional<std::uint32_t> gnu_stack_flags_; // the last PT_GNU_STACK's p_flags
   std::vector<Segment> loads_;
   // The dynamic array as ld.so reads it (read_dynamic_array), DT_NULL left out.
   struct DynEntry {

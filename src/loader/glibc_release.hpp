@@ -22,4 +22,9 @@ std::optional<std::string> glibc_release_from_libc(std::span<const std::byte> li
 // The minor number of "2.31" (31); nullopt unless the text is "2.N...".
 std::optional<int> glibc_minor_of(std::string_view release);
 
+// The releases whose rules the model has (docs/loader-model.md, "Per glibc
+// version"); a newer machine gets the newest rules.
+inline constexpr int oldest_modelled_glibc_minor = 28;
+inline constexpr int newest_modelled_glibc_minor = 41;
+
 } // namespace condacuda::loader

@@ -40,6 +40,7 @@ const char* to_string(ErrorKind kind) {
   case ErrorKind::version_missing: return "version_missing";
   case ErrorKind::undefined_symbol: return "undefined_symbol";
   case ErrorKind::assertion: return "assertion";
+  case ErrorKind::executable_stack: return "executable_stack";
   }
   return "not_found";
 }

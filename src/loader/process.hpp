@@ -76,6 +76,11 @@ struct Process {
   int main = -1;
   std::string argv0;                 // names the executable in messages
   std::vector<SearchDir> ld_library_path; // parsed once at start-up (_dl_init_paths)
+  // GL(dl_stack_flags) & PF_X: the kernel gives the program the stack its
+  // PT_GNU_STACK asks for; an object loaded later that needs an executable
+  // one makes it executable for good (_dl_make_stack_executable), or, from
+  // glibc 2.41 on, under dlopen, is refused.
+  bool stack_executable = false;
 };
 
 // A NEEDED string resolved (or not) for one requester.
@@ -97,6 +102,7 @@ enum class ErrorKind {
   version_missing,  // version `V' not found (required by X)
   undefined_symbol, // undefined symbol: S[, version V]
   assertion,        // ld.so would abort (check_match assertion, glibc <= 2.40)
+  executable_stack, // dlopen of an object that asks for an executable stack (glibc >= 2.41)
 };
 const char* to_string(ErrorKind kind);
 

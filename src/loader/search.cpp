@@ -231,8 +231,8 @@ std::optional<LoadError> Simulator::search_uncached(Process& p, int requester, c
   return std::nullopt;
 }
 
-std::optional<LoadError> Simulator::check_new_object(const OpenedFile& opened, const std::string& name,
-                                                     const std::string& realname, bool dlopen_mode) const {
+std::optional<LoadError> Simulator::check_new_object(Process& p, const OpenedFile& opened, const std::string& name,
+                                                     bool dlopen_mode) const {
   // _dl_map_object_from_fd's refusals, named by the requested name.
   const auto& elf = *opened.elf;
   if (elf.type() == elf::et_exec)
@@ -243,10 +243,22 @@ std::optional<LoadError> Simulator::check_new_object(const OpenedFile& opened, c
     return load_error(ErrorKind::bad_file, name, "cannot dynamically load position-independent executable", -1);
   if (dlopen_mode && (elf.dynamic().flags_1 & 0x40)) // DF_1_NOOPEN
     return load_error(ErrorKind::bad_file, name, "shared object cannot be dlopen()ed", -1);
-  (void)realname;
   // What mapping, relocating and initialising it would meet (elf/load_checks.hpp).
   if (!opened.load) opened.load = elf::check_load(elf.bytes().data, config_.machine, config_.page_size, config_.commit_limit);
   if (!opened.load->ok()) return load_error(ErrorKind::bad_file, name, opened.load->reason, -1);
+  // An object that asks for an executable stack while the stack is not one
+  // (_dl_map_object_from_fd, after mapping): at start-up ld.so makes it
+  // executable for the rest of the process (_dl_make_stack_executable), and
+  // so did dlopen until glibc 2.40; from 2.41 on, dlopen refuses with EINVAL
+  // (glibc 2.41 NEWS: "dlopen and dlmopen no longer make the stack
+  // executable if a shared library requires it"). Measured on Debian 13's
+  // 2.41 and 11's 2.31 (docs/loader-model.md, "Per glibc version").
+  if (elf.wants_executable_stack() && !p.stack_executable) {
+    if (dlopen_mode && config_.glibc_minor >= 41)
+      return load_error(ErrorKind::executable_stack, name,
+                        "cannot enable executable stack as shared object requires: Invalid argument", -1);
+    p.stack_executable = true;
+  }
   return std::nullopt;
 }
 
@@ -331,7 +343,7 @@ Simulator::MapResult Simulator::map_object(Process& p, int requester, const std:
     r.error = load_error(ErrorKind::bad_file, hit.path, "condacuda cannot read this file: " + opened.parse_error, requester);
     return r;
   }
-  if (auto refusal = check_new_object(opened, name, hit.path, dlopen_mode)) {
+  if (auto refusal = check_new_object(p, opened, name, dlopen_mode)) {
     r.error = refusal;
     return r;
   }

@@ -235,6 +235,7 @@ LoadReport Simulator::start_program(Process& p, const std::string& program, cons
   main.dev = opened.dev;
   main.ino = opened.ino;
   main.origin = program.find('/') == std::string::npos ? config_.cwd : util::dir_name(program);
+  p.stack_executable = opened.elf->wants_executable_stack(); // the kernel's choice, from the program's PT_GNU_STACK
   p.objects.push_back(std::move(main));
   p.main = 0;
   return start_common(p, trace, report);

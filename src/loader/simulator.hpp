@@ -103,8 +103,8 @@ private:
                          std::optional<LoadError>& fatal);
   Candidate::Outcome try_candidate(const std::string& path, FoundVia step, std::vector<Candidate>& tried,
                                    bool& other_class, int& last_errno, std::optional<LoadError>& fatal);
-  std::optional<LoadError> check_new_object(const OpenedFile& opened, const std::string& name,
-                                            const std::string& realname, bool dlopen_mode) const;
+  std::optional<LoadError> check_new_object(Process& p, const OpenedFile& opened, const std::string& name,
+                                            bool dlopen_mode) const;
   int add_object(Process& p, const OpenedFile& opened, const std::string& realname, const std::string& name,
                  int loader);
   const std::vector<SearchDir>& object_paths(const Process& p, int index, bool runpath);

@@ -414,6 +414,7 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::version_not_found, "error", "a required version node is missing from the library the loader chose"},
       {doctor::code::bad_file, "error", "the loader stops at a candidate: too short, not ELF, a directory, ..."},
       {doctor::code::loader_abort, "error", "ld.so would abort (a versioned reference into a library without symbol versions, glibc ≤ 2.40)"},
+      {doctor::code::executable_stack, "error", "dlopen refuses a library that asks for an executable stack (glibc ≥ 2.41; start-up still allows it); fix: patchelf --clear-execstack, or GLIBC_TUNABLES=glibc.rtld.execstack=2"},
       {doctor::code::misaligned, "error", "components that do not belong together (see lock); for libraries of another CUDA major than the "
                               "consumers', one finding naming the stray packages to remove"},
       {doctor::code::driver_too_old, "error", "the visible driver branch is below the CUDA series' minimum; with --gpu, a file whose only kernel "

@@ -96,6 +96,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
   j.set("host", host);
   Json loader = Json::object();
   loader.set("glibc", "2." + std::to_string(in.config.glibc_minor));
+  loader.set("glibc_source", in.glibc_source);
   loader.set("platform", in.config.platform);
   loader.set("hwcaps", strings(in.config.hwcaps_active));
   loader.set("cwd", in.config.cwd);
@@ -167,7 +168,8 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
                     : in.hook_present    ? ", with the env's condacuda hook applied)"
                                          : "; the env has no condacuda hook)")) +
          "\n";
-  out += style.bold("host") + "  " + r.host_description + style.dim("  glibc 2." + std::to_string(in.config.glibc_minor)) + "\n";
+  out += style.bold("host") + "  " + r.host_description + style.dim("  glibc 2." + std::to_string(in.config.glibc_minor) +
+                                                                      (in.glibc_source == "this machine" ? "" : " (" + in.glibc_source + ")")) + "\n";
   if (r.host_error) out += style.red("the host itself fails to start: ") + *r.host_error;
   if (!in.inventory.pinned.empty())
     out += style.bold("pinned") + " " + std::to_string(in.inventory.pinned.size()) +

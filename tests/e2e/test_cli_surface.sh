@@ -3,7 +3,7 @@
 # show it (a real pty through script(1): TERM=dumb and NO_COLOR turn it off,
 # an empty NO_COLOR does not); list's REPAIR column through not repaired,
 # repaired, stale (a wheel folder changed after the repair), and - (no CUDA);
-# `check --python` on an env without python says so.
+# `check --python` on an env without python says so; doctor --glibc.
 source "$(dirname "$0")/../gpu/lib.sh" # the e2e prelude and expect_check_status
 command -v script > /dev/null || skip "no script(1) to give condacuda a terminal"
 export HOME=$scratch/home XDG_CACHE_HOME=$scratch/cache CONDA_ENVS_DIRS=$scratch/envs
@@ -52,3 +52,17 @@ expect_check_status "$status" "0 3" "check --python of an env without python"
 grep -q '^python (not run)$' "$scratch/nopy.txt" || { cat "$scratch/nopy.txt" >&2; fail "the python section's header"; }
 grep -q 'the env has no python interpreter' "$scratch/nopy.txt" || fail "no word on the missing interpreter"
 if grep -q 'could not be started: $' "$scratch/nopy.txt"; then fail "an empty reason"; fi
+
+note "doctor --glibc: another release's rules, said in the report; one the model does not know is bad input"
+"$CONDACUDA" doctor -p "$env" --glibc 2.31 --json > "$scratch/glibc231.json" || true
+expect_eq "$(json "$scratch/glibc231.json" '(j["loader"]["glibc"], j["loader"]["glibc_source"])')" "('2.31', '--glibc')" "--glibc 2.31"
+expect_eq "$(json "$scratch/glibc231.json" 'j["node"]["glibc"]')" "$(getconf GNU_LIBC_VERSION | cut -d' ' -f2)" "the node's own glibc"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/glibc-own.json" || true
+expect_eq "$(json "$scratch/glibc-own.json" 'j["loader"]["glibc_source"]')" "this machine" "without --glibc"
+grep -q "glibc 2.41 (--glibc)" <<< "$("$CONDACUDA" doctor -p "$env" --glibc 2.41 --color never || true)" || fail "the text report does not say --glibc"
+for bad in 2.17 2.99 3.1 2.31.1 x; do
+  status=0
+  "$CONDACUDA" doctor -p "$env" --glibc "$bad" > /dev/null 2> "$scratch/bad-glibc.txt" || status=$?
+  expect_eq "$status" 2 "doctor --glibc $bad"
+  grep -q "the loader model knows glibc 2.28 to 2.41" "$scratch/bad-glibc.txt" || fail "--glibc $bad: $(cat "$scratch/bad-glibc.txt")"
+done

@@ -436,6 +436,26 @@ TEST_CASE("rule 15: a versioned reference into a library without VERSYM aborts o
   CHECK(sim.error.find("check_match: Assertion") != std::string::npos);
 }
 
+TEST_CASE("rule 15b: an executable stack: dlopen makes it so up to glibc 2.40, refuses it from 2.41 on") {
+  TempDir t("rule15b");
+  fixture::shared_library(t / "libccxs.so", "int xs(void) { return 1; }\n", {"-Wl,-z,execstack"});
+  fixture::shared_library(t / "libccnx.so", "int nx(void) { return 1; }\n", {"-Wl,-z,noexecstack"});
+  // This machine's glibc (2.36) makes the stack executable: the model agrees.
+  same({{t / "libccxs.so"}});
+  CHECK(oracle::simulated({{t / "libccxs.so"}}).ok);
+  // Modelled as 2.41 (measured on Debian 13 by e2e.loader_glibc_2_41): refused, in its words.
+  Options v241{std::nullopt, "", false, 41};
+  auto refused = oracle::simulated({{t / "libccxs.so"}}, v241);
+  CHECK_FALSE(refused.ok);
+  CHECK(refused.error == t / "libccxs.so: cannot enable executable stack as shared object requires: Invalid argument");
+  CHECK(oracle::simulated({{t / "libccnx.so"}}, v241).ok);
+  // At start-up ld.so still makes the stack executable, and a dlopen after that needs nothing.
+  fixture::executable(t / "main_xs", "int xs(void);\nint main(void) { return xs() == 1 ? 0 : 1; }\n",
+                      {"-L" + t.path(), "-lccxs", "-Wl,-rpath," + t.path()});
+  CHECK(oracle::simulated_start(t / "main_xs", v241).status == 0);
+  CHECK(oracle::real_start(t / "main_xs") == oracle::simulated_start(t / "main_xs"));
+}
+
 TEST_CASE("rule 16: weak undefined references never fail") {
   TempDir t("rule16");
   fixture::shared_library(t / "weak.so", "extern int maybe(void) __attribute__((weak));\n"

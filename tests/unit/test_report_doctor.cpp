@@ -84,7 +84,7 @@ TEST_CASE("condacuda.doctor/1: the top-level fields in order with their types") 
   // No python: the minimal C host, no program, no start-up error.
   CHECK(shape(member(j, "host")) == "kind:string program:null error:null");
   CHECK(member(j, "host").string_at("kind") == "minimal");
-  CHECK(shape(member(j, "loader")) == "glibc:string platform:string hwcaps:array cwd:string");
+  CHECK(shape(member(j, "loader")) == "glibc:string glibc_source:string platform:string hwcaps:array cwd:string");
   CHECK(member(j, "loader").string_at("glibc") == "2.39");
   CHECK_FALSE(member(j, "healthy").as_bool(true));
 }

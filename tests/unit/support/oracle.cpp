@@ -24,6 +24,7 @@ loader::LoaderConfig config_for(const Options& o) {
   loader::LoaderConfig c = sys::detect_machine().config;
   c.ld_library_path = o.ld_library_path;
   c.bind_now = o.bind_now;
+  if (o.glibc_minor) c.glibc_minor = *o.glibc_minor;
   if (!o.cwd.empty()) {
     c.cwd = o.cwd;
   } else {
