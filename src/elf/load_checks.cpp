@@ -74,8 +74,10 @@ struct Dynamic {
 
 class Checker {
 public:
-  Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit)
-      : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), image_(file_, page) {}
+  Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit,
+          int glibc_minor)
+      : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), glibc_minor_(glibc_minor),
+        image_(file_, page) {}
 
   LoadCheck run() {
     for (auto step : {&Checker::load_commands, &Checker::map_segments, &Checker::dynamic_info, &Checker::hash_table,
@@ -106,9 +108,18 @@ private:
           dynamic_flags_ = flags;
         }
       } else if (type == pt_load) {
-        if (((vaddr - offset) & (page_ - 1)) != 0) return refuse("ELF load command address/offset not page-aligned");
-        // p_align_max: the largest power-of-two p_align (powerof2 (0) holds, and is no maximum).
         std::uint64_t align = *file_.u64(p + 48);
+        if (glibc_minor_ <= 34) {
+          // [<= 2.34] p_align a page multiple, p_vaddr - p_offset a multiple of
+          // it (a p_align of 0 only with p_vaddr == p_offset); glibc commit
+          // 163f625cf9 (2.35, BZ #28688) dropped both for the page test below.
+          if ((align & (page_ - 1)) != 0) return refuse("ELF load command alignment not page-aligned");
+          if (((vaddr - offset) & (align - 1)) != 0)
+            return refuse("ELF load command address/offset not properly aligned");
+        } else if (((vaddr - offset) & (page_ - 1)) != 0) {
+          return refuse("ELF load command address/offset not page-aligned");
+        }
+        // p_align_max: the largest power-of-two p_align (powerof2 (0) holds, and is no maximum).
         if ((align & (align - 1)) == 0 && align > p_align_max_) p_align_max_ = align;
         LoadCommand c{down(vaddr, page_), up(vaddr + filesz, page_), vaddr + filesz, vaddr + memsz, down(offset, page_), flags};
         if (!loads_.empty() && loads_.back().mapend != c.mapstart) has_holes_ = true;
@@ -152,7 +163,7 @@ private:
     std::uint64_t maplength = last.allocend - first.mapstart;
     if (last.allocend <= first.mapstart || maplength > max_reservation || ((first.flags & pf_w) && maplength > commit_limit_))
       return refuse("failed to map segment from shared object");
-    if (p_align_max_ > page_) {
+    if (glibc_minor_ >= 35 && p_align_max_ > page_) {
       // [2.35+] _dl_map_segment: with a p_align above the page size, first an
       // anonymous PROT_NONE reservation of maplength + p_align (2 * p_align
       // when that is more), in which the file is then mapped aligned. Its
@@ -779,6 +790,7 @@ private:
   std::optional<std::uint64_t> dynamic_;
   std::uint32_t dynamic_flags_ = 0;
   std::uint64_t p_align_max_ = 0;
+  int glibc_minor_ = 36;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
   std::optional<std::uint64_t> phdr_; // PT_PHDR's address
   std::uint16_t phnum_ = 0;
@@ -805,9 +817,9 @@ private:
 } // namespace
 
 LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size,
-                     std::uint64_t commit_limit) {
+                     std::uint64_t commit_limit, int glibc_minor) {
   if (file.size() < 64) return refuse("file too short");
-  return Checker(file, machine, page_size, commit_limit).run();
+  return Checker(file, machine, page_size, commit_limit, glibc_minor).run();
 }
 
 } // namespace condacuda::elf

@@ -9,8 +9,9 @@
 // and the initialisers (call_init). Symbol binding, versions against other
 // objects and the search for dependencies are the simulator's.
 //
-// Modelled on glibc 2.36 (Debian 12), for 64-bit little-endian objects. The
-// rules and their sources: docs/loader-model.md, "File validity".
+// Modelled on glibc 2.36 (Debian 12), with the rules that differ before 2.35
+// (measured on 2.31), for 64-bit little-endian objects. The rules and their
+// sources: docs/loader-model.md, "File validity".
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -32,8 +33,10 @@ struct LoadCheck {
 // `file` passed verify_header. `machine` selects the relocation types known
 // (x86-64 only; others skip that check). `page_size` is GLRO(dl_pagesize).
 // `commit_limit`: the largest private writable mapping the kernel grants
-// (sys::commit_limit); a larger bss cannot be mapped.
+// (sys::commit_limit); a larger bss cannot be mapped. `glibc_minor`: the
+// release whose checks apply (2.<minor>; the load commands' alignment rules
+// changed in 2.35).
 LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size = 4096,
-                     std::uint64_t commit_limit = UINT64_MAX);
+                     std::uint64_t commit_limit = UINT64_MAX, int glibc_minor = 36);
 
 } // namespace condacuda::elf

@@ -127,9 +127,12 @@ Simulator::BoundSymbol Simulator::resolve(const Process& process, int referrer, 
 // ---------------------------------------------------------------- binding an object's references
 
 namespace {
-const char* const check_match_assertion =
-    "Inconsistency detected by ld.so: dl-lookup.c: 107: check_match: Assertion `version->filename == NULL || ! "
-    "_dl_name_match_p (version->filename, map)' failed!";
+// The assertion's text names its line of elf/dl-lookup.c: 111 in glibc 2.31,
+// 107 in 2.36 (both measured; the releases between are not, and take 2.36's).
+std::string check_match_assertion(int glibc_minor) {
+  return std::string("Inconsistency detected by ld.so: dl-lookup.c: ") + (glibc_minor <= 31 ? "111" : "107") +
+         ": check_match: Assertion `version->filename == NULL || ! _dl_name_match_p (version->filename, map)' failed!";
+}
 
 // FNV-1a over the files of the global scope: the key under which binding
 // results in the root-independent scopes are cached.
@@ -170,7 +173,7 @@ std::vector<UnboundReference> in_relocation_order(const elf::ElfObject& elf, std
 
 // What ld.so says about one reference that did not bind (elf/dl-lookup.c
 // _dl_lookup_symbol_x: "undefined symbol: NAME, version VERSION").
-LoadError unbound_error(const Process& p, int object, const UnboundReference& u) {
+LoadError unbound_error(const Process& p, int object, const UnboundReference& u, int glibc_minor) {
   const LoadedObject& obj = p.objects[static_cast<std::size_t>(object)];
   LoadError e;
   e.object = object;
@@ -178,7 +181,7 @@ LoadError unbound_error(const Process& p, int object, const UnboundReference& u)
   e.lazy_only = u.lazy_only;
   if (u.assertion) {
     e.kind = ErrorKind::assertion;
-    e.text = check_match_assertion;
+    e.text = check_match_assertion(glibc_minor);
     return e;
   }
   e.kind = ErrorKind::undefined_symbol;
@@ -225,7 +228,7 @@ void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Bi
     if (unbound.empty()) continue;
     bool immediate = binding == Binding::now || config_.bind_now || obj.elf->dynamic().bind_now;
     for (const UnboundReference& u : in_relocation_order(*obj.elf, std::move(unbound), immediate)) {
-      LoadError e = unbound_error(p, l, u);
+      LoadError e = unbound_error(p, l, u, config_.glibc_minor);
       if (e.lazy_only) report.errors.push_back(std::move(e)); // reported, but the load succeeds
       else report.fail(std::move(e));
     }

@@ -178,6 +178,16 @@ void Simulator::check_versions(const Process& p, const std::vector<int>& objects
     if (config_.glibc_minor >= 36 && relr_without_abi_version(*obj.elf))
       report.fail(load_error(ErrorKind::bad_file, obj.is_main ? p.argv0 : obj.name,
                                 "DT_RELR without GLIBC_ABI_DT_RELR dependency", m));
+    // [< 2.36] DT_RELR is an unknown tag: its relative relocations are never
+    // applied, and the first pointer they should have set (an .init_array
+    // entry) sends the process to the link-time address (measured on 2.31:
+    // SIGSEGV at the unrelocated constructor). One whose version needs name
+    // GLIBC_ABI_DT_RELR already failed above.
+    if (config_.glibc_minor < 36 && report.ok && obj.elf->dynamic().has_relr)
+      report.fail(load_error(ErrorKind::bad_file, obj.is_main ? p.argv0 : obj.name,
+                             "ld.so would crash: DT_RELR is unknown before glibc 2.36, so its relocations are not "
+                             "applied",
+                             m));
   }
 }
 

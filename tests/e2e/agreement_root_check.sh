@@ -206,7 +206,10 @@ _agreement_hostile() {
     "$CONDACUDA_DLOPEN_PROBE" "$env/lib/libcufft_base$i.so" > /dev/null || fail "dlopen of the unchanged ${bases[$i]##*/}"
   done
   status=0
-  python3 "$corpus" compare "$scratch/doctor.json" "$CONDACUDA_DLOPEN_PROBE" "$scratch/pairs.txt" 2> /dev/null || status=$?
+  # The glibc minor: the known gaps of older releases are counted apart (hostile_corpus.py KNOWN_GAPS).
+  local minor
+  minor=$(json "$scratch/doctor.json" 'j["loader"]["glibc"].split(".")[1]')
+  python3 "$corpus" compare "$scratch/doctor.json" "$CONDACUDA_DLOPEN_PROBE" "$scratch/pairs.txt" "$minor" 2> /dev/null || status=$?
   if [ "$status" != 0 ]; then
     local f line
     while read -r f line; do

@@ -214,7 +214,8 @@ def doctor_outcome(out, name, glibc):
     if j["host"]["error"]:
         return F, j["host"]["error"].strip().splitlines()[-1]
     (step,) = j["imports"]
-    if step["error"] and step["error"].startswith("ld.so would crash"):
+    # "ld.so would crash: ...", after the object's name when a file's own bytes decide it.
+    if step["error"] and "ld.so would crash" in step["error"]:
         return C, step["error"]
     return step["verdict"], step["error"]
 
@@ -233,6 +234,16 @@ def short(outcome, work):
     text = text.replace(work.rstrip("/") + "/env/lib/", "").replace(work.rstrip("/") + "/", "")
     text = "%s: %s" % (verdict, text)
     return text if len(text) <= 70 else text[:67] + "..."
+
+
+# Rules of a release the model does not have yet (docs/loader-model.md, "Per
+# glibc version"): each is printed as a known gap and does not fail the test;
+# one that comes to agree fails it, so that the list is kept true.
+KNOWN_GAPS = {
+    ("cache-legacy-hwcaps", 31): "ld.so.cache entries of a legacy hwcaps folder (hwcap bits): not modelled",
+    ("cache-legacy-hwcaps", 36): "ld.so.cache entries of a legacy hwcaps folder (hwcap bits): not modelled",
+    ("abi-tag-kernel", 31): "open_verify's ABI note kernel check (up to 2.35): not modelled",
+}
 
 
 def report(out, glibc, work, wrong):
@@ -259,10 +270,18 @@ def report(out, glibc, work, wrong):
     agree = len(rows) - len(disagree)
     print("# %d/%d experiments agree on glibc %s" % (agree, len(rows), glibc))
     failures = []
+    known = [d for d in disagree if (d[0], minor) in KNOWN_GAPS]
+    for name, _, _ in known:
+        print("# known gap on glibc %s: %s: %s" % (glibc, name, KNOWN_GAPS[(name, minor)]))
+    for (name, gap_minor), why in KNOWN_GAPS.items():
+        if gap_minor == minor and name not in [d[0] for d in disagree]:
+            failures.append("%s now agrees on glibc %s: take it off KNOWN_GAPS (%s)" % (name, glibc, why))
+    disagree = [d for d in disagree if (d[0], minor) not in KNOWN_GAPS]
     # The proof that the experiments can fail: doctor modelling another of
     # the versions. Only an experiment doctor gets right with the right
     # version counts (a disagreement of the model's own is no proof).
-    right = [n for n in EXPERIMENTS if version_dependent(n) and n not in [d[0] for d in disagree]]
+    wrong_here = [d[0] for d in disagree] + [d[0] for d in known]
+    right = [n for n in EXPERIMENTS if version_dependent(n) and n not in wrong_here]
     for w in wrong:
         caught = []
         for name in right:
