@@ -193,19 +193,12 @@ _agreement_hostile() {
   hostile_corpus_bases "$scratch/bases" "$CONDACUDA_CUDA_ROOT" > "$scratch/bases.txt"
   mapfile -t bases < "$scratch/bases.txt"
   note "bases: ${bases[*]##*/}"
-  local env=$scratch/env i status=0 verdict
+  local env=$scratch/env i status=0
   mkdir -p "$env/conda-meta" "$env/lib"
   touch "$env/conda-meta/history"
   for i in "${!bases[@]}"; do cp "${bases[$i]}" "$env/lib/libcufft_base$i.so"; done
   python3 "$corpus" generate "$env/lib" "$count" 1 "${bases[@]}" > "$scratch/variants.txt" 2> /dev/null
-  "$CONDACUDA" doctor -p "$env" --json > "$scratch/doctor.json" 2> "$scratch/doctor.err" || status=$?
-  case "$status" in 0 | 1) ;; *) cat "$scratch/doctor.err" >&2; fail "doctor exited $status" ;; esac
-  for i in "${!bases[@]}"; do
-    verdict=$(json "$scratch/doctor.json" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcufft_base$i.so'][0]")
-    expect_eq "$verdict" loads "doctor on the unchanged ${bases[$i]##*/}"
-    "$CONDACUDA_DLOPEN_PROBE" "$env/lib/libcufft_base$i.so" > /dev/null || fail "dlopen of the unchanged ${bases[$i]##*/}"
-  done
-  status=0
+  hostile_corpus_doctor "$env" "${bases[@]}"
   # The glibc minor: the known gaps of older releases are counted apart (hostile_corpus.py KNOWN_GAPS).
   local minor
   minor=$(json "$scratch/doctor.json" 'j["loader"]["glibc"].split(".")[1]')

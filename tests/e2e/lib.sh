@@ -187,6 +187,22 @@ C
     -o "$4" "$1" -L"$3" -l:libnvJitLink.so.12' sh
 }
 
+# hostile_corpus_doctor ENV BASE...: doctor --json on the corpus env ENV into
+# $scratch/doctor.json (exit 0 or 1, anything else fails), and the unchanged
+# bases (ENV/lib/libcufft_baseI.so, I the index of BASE) load, in doctor and
+# in the real dlopen: what both hostile corpus runs check before comparing.
+hostile_corpus_doctor() {
+  local env=$1 i status=0 verdict
+  shift
+  "$CONDACUDA" doctor -p "$env" --json > "$scratch/doctor.json" 2> "$scratch/doctor.err" || status=$?
+  case "$status" in 0 | 1) ;; *) cat "$scratch/doctor.err" >&2; fail "doctor exited $status" ;; esac
+  for ((i = 1; i <= $#; i++)); do
+    verdict=$(json "$scratch/doctor.json" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcufft_base$((i - 1)).so'][0]")
+    expect_eq "$verdict" loads "doctor's verdict on the unchanged ${!i##*/}"
+    "$CONDACUDA_DLOPEN_PROBE" "$env/lib/libcufft_base$((i - 1)).so" > /dev/null || fail "dlopen of the unchanged ${!i##*/}"
+  done
+}
+
 # hostile_corpus_bases DIR [CUDA_ROOT]: the real libraries e2e.hostile_corpus
 # (and the glibc roots' sample, tests/e2e/agreement_root_check.sh) damages,
 # one path a line: three compiled into DIR by this machine's gcc (GNU and SysV

@@ -31,13 +31,6 @@ if [ -z "$swept" ] || [ "${swept% *}" != "${swept#* }" ]; then
   fail "not every program-header field of every base was changed: $swept"
 fi
 
-status=0
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/doctor.json" 2> "$scratch/doctor.err" || status=$?
-case "$status" in 0 | 1) ;; *) cat "$scratch/doctor.err" >&2; fail "doctor exited $status" ;; esac
-for i in "${!bases[@]}"; do
-  verdict=$(json "$scratch/doctor.json" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcufft_base$i.so'][0]")
-  expect_eq "$verdict" loads "doctor's verdict on the unchanged ${bases[$i]##*/}"
-  "$CONDACUDA_DLOPEN_PROBE" "$env/lib/libcufft_base$i.so" > /dev/null || fail "dlopen of the unchanged ${bases[$i]##*/}"
-done
+hostile_corpus_doctor "$env" "${bases[@]}"
 python3 "$corpus" compare "$scratch/doctor.json" "$CONDACUDA_DLOPEN_PROBE" "$scratch/pairs.txt" ||
   fail "doctor says 'loads' where the loader does not (above; the variants are described in $scratch/variants.txt)"
