@@ -26,10 +26,19 @@ struct SystemGlibc {
   std::optional<std::string> release; // "2.36"
 };
 
-const SystemGlibc& system_glibc(const std::string& interp) {
-  static const SystemGlibc found = [&] {
+// The interpreter of the running machine's native programs.
+std::string native_interp() {
+#if defined(__aarch64__)
+  return "/lib/ld-linux-aarch64.so.1";
+#else
+  return "/lib64/ld-linux-x86-64.so.2";
+#endif
+}
+
+const SystemGlibc& system_glibc() {
+  static const SystemGlibc found = [] {
     SystemGlibc g;
-    std::string loader = canonical_path(interp);
+    std::string loader = canonical_path(native_interp());
     if (loader.empty()) return g;
     std::string libc = util::dir_name(loader) + "/libc.so.6";
     if (!path_exists(libc)) return g;
@@ -40,15 +49,6 @@ const SystemGlibc& system_glibc(const std::string& interp) {
     return g;
   }();
   return found;
-}
-
-// The interpreter of the running machine's native programs.
-std::string native_interp() {
-#if defined(__aarch64__)
-  return "/lib/ld-linux-aarch64.so.1";
-#else
-  return "/lib64/ld-linux-x86-64.so.2";
-#endif
 }
 
 // Debian's multiarch layout puts libc in /lib/<triplet>/ and searches
@@ -115,7 +115,7 @@ MachineFacts detect_machine(const std::string& cache_path) {
   MachineFacts facts;
   loader::LoaderConfig& c = facts.config;
   detect_cpu(c);
-  const SystemGlibc& glibc = system_glibc(native_interp());
+  const SystemGlibc& glibc = system_glibc();
   // Unknown (no glibc found): the newest rules the model has, 2.36's.
   c.glibc_minor = glibc.release ? loader::glibc_minor_of(*glibc.release).value_or(36) : 36;
   c.page_size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -162,7 +162,7 @@ Result<std::optional<lock::DriverVersion>> node_driver_version() {
   return read_driver_version();
 }
 
-std::string glibc_version() { return system_glibc(native_interp()).release.value_or("unknown"); }
+std::string glibc_version() { return system_glibc().release.value_or("unknown"); }
 
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {};
