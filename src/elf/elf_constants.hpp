@@ -21,6 +21,7 @@ inline constexpr std::uint16_t em_aarch64 = 183;
 
 inline constexpr std::uint32_t pt_load = 1;
 inline constexpr std::uint32_t pt_dynamic = 2;
+inline constexpr std::uint32_t pt_note = 4;
 inline constexpr std::uint32_t pt_phdr = 6;
 inline constexpr std::uint32_t pt_gnu_stack = 0x6474e551;
 inline constexpr std::uint32_t pt_gnu_relro = 0x6474e552;

@@ -40,11 +40,11 @@ FileBytes bytes_from_string(std::string_view s) {
 HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine) {
   // The checks and their order follow open_verify in glibc's elf/dl-load.c.
   ByteReader r(data);
-  auto fatal = [](const char* why) { return HeaderCheck{HeaderVerdict::fatal, why}; };
+  auto fatal = [](const char* why) { return HeaderCheck{HeaderVerdict::fatal, why, {}}; };
   if (r.size() < ehdr_size) return fatal("file too short");
   static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
   if (std::memcmp(data.data(), magic, 4) != 0) return fatal("invalid ELF header");
-  if (*r.u8(4) != elfclass64) return HeaderCheck{HeaderVerdict::wrong_class, {}};
+  if (*r.u8(4) != elfclass64) return HeaderCheck{HeaderVerdict::wrong_class, {}, {}};
   if (*r.u8(5) != elfdata2lsb) return fatal("ELF file data encoding not little-endian");
   if (*r.u8(6) != ev_current) return fatal("ELF file version ident does not match current one");
   std::uint8_t osabi = *r.u8(7);
@@ -55,11 +55,13 @@ HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_ma
   for (std::uint64_t i = 9; i < 16; ++i)
     if (*r.u8(i) != 0) return fatal("nonzero padding in e_ident");
   if (*r.u32(20) != ev_current) return fatal("ELF file version does not match current one");
-  if (*r.u16(18) != host_machine) return HeaderCheck{HeaderVerdict::wrong_machine, {}};
+  if (*r.u16(18) != host_machine) return HeaderCheck{HeaderVerdict::wrong_machine, {}, {}};
   std::uint16_t type = *r.u16(16);
   if (type != et_dyn && type != et_exec) return fatal("only ET_DYN and ET_EXEC can be loaded");
   if (*r.u16(54) != phdr_size) return fatal("ELF file's phentsize not the expected size");
-  return {};
+  HeaderCheck ok;
+  ok.abi_tag = read_abi_tag(data, *r.u64(32), *r.u16(56));
+  return ok;
 }
 
 // ---------------------------------------------------------------- parsing

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "elf/abi_tag.hpp"
 #include "elf/byte_reader.hpp"
 #include "util/result.hpp"
 
@@ -40,10 +41,12 @@ enum class HeaderVerdict {
 struct HeaderCheck {
   HeaderVerdict verdict = HeaderVerdict::ok;
   std::string fatal_reason; // glibc's words: "file too short", "invalid ELF header", ...
+  AbiTag abi_tag;           // when ok: the note open_verify checks up to glibc 2.35
 };
 
 // Checks a file's first bytes as open_verify (elf/dl-load.c) does, for a host
-// of the given machine. Needs at most the first 64 bytes plus program headers.
+// of the given machine, and reads its ABI note (whether that note refuses the
+// file depends on the glibc release and kernel: loader/abi_tag_rule.hpp).
 HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine);
 
 struct VersionDefinition {

@@ -76,8 +76,8 @@ class Checker {
 public:
   Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit,
           int glibc_minor)
-      : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), glibc_minor_(glibc_minor),
-        image_(file_, page) {}
+      : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), image_(file_, page),
+        glibc_minor_(glibc_minor) {}
 
   LoadCheck run() {
     for (auto step : {&Checker::load_commands, &Checker::map_segments, &Checker::dynamic_info, &Checker::hash_table,

@@ -1,5 +1,7 @@
 #include "loader/config.hpp"
 
+#include "loader/cpu_caps.hpp"
+
 namespace condacuda::loader {
 
 CacheLookupConfig cache_lookup_config(const LoaderConfig& config) {
@@ -7,6 +9,9 @@ CacheLookupConfig cache_lookup_config(const LoaderConfig& config) {
   c.glibc_minor = config.glibc_minor;
   c.active_hwcaps = config.hwcaps_active;
   c.isa_level_mask = config.isa_level_mask;
+  c.legacy_hwcap_mask = legacy_hwcap_bits(config.legacy_hwcaps, config.machine);
+  c.platform_bits = platform_hwcap_bits(config.platform, config.machine);
+  c.kernel_version = config.kernel_version;
   if (config.machine == 183) c.required_flags = 0x0a03; // FLAG_ELF_LIBC6 | FLAG_AARCH64_LIB64
   return c;
 }

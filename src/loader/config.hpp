@@ -26,13 +26,16 @@ struct LoaderConfig {
   // System search dirs, each ending in '/' (Debian: /lib/x86_64-linux-gnu/ ...).
   std::vector<std::string> system_dirs{"/lib/x86_64-linux-gnu/", "/usr/lib/x86_64-linux-gnu/", "/lib/", "/usr/lib/"};
   std::string lib_token = "lib/x86_64-linux-gnu"; // $LIB
-  std::string platform = "x86_64";                // $PLATFORM (AT_PLATFORM)
+  std::string platform = "x86_64";                // $PLATFORM: AT_PLATFORM, or glibc's own (loader/cpu_caps.hpp)
 
   // Active glibc-hwcaps subdirectories, best first (x86-64-v4, -v3, -v2).
   std::vector<std::string> hwcaps_active{"x86-64-v3", "x86-64-v2"};
   // Legacy hwcap names enabled on this CPU in bit order (<= 2.36), e.g. {"x86_64"}.
   std::vector<std::string> legacy_hwcaps{"x86_64"};
   std::uint32_t isa_level_mask = 0x7; // bit n: ISA level n supported (bit 0 baseline)
+  // GLRO(dl_osversion) up to glibc 2.35: the running kernel as 0xMMmmpp
+  // (loader/abi_tag_rule.hpp); 0 = unknown, no kernel check.
+  std::uint32_t kernel_version = 0;
 
   // Per process.
   std::optional<std::string> ld_library_path; // nullopt: unset

@@ -25,6 +25,7 @@ const char* to_string(Candidate::Outcome outcome) {
   case Candidate::Outcome::open_error: return "open_error";
   case Candidate::Outcome::wrong_class: return "wrong_class";
   case Candidate::Outcome::wrong_machine: return "wrong_machine";
+  case Candidate::Outcome::abi_tag: return "abi_tag";
   case Candidate::Outcome::fatal: return "fatal";
   case Candidate::Outcome::accepted: return "accepted";
   }

@@ -34,6 +34,7 @@ struct Candidate {
     open_error,    // another errno: the rest of that list is abandoned
     wrong_class,   // ELFCLASS32: skipped
     wrong_machine, // another e_machine: skipped
+    abi_tag,       // an ABI note for another OS or a newer kernel (glibc <= 2.35): skipped
     fatal,         // the load stops here (file too short, invalid ELF header, ...)
     accepted,
   };

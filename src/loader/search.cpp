@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "elf/elf_constants.hpp"
+#include "loader/abi_tag_rule.hpp"
 #include "loader/simulator.hpp"
 #include "util/path.hpp"
 
@@ -88,7 +89,19 @@ Candidate::Outcome Simulator::try_candidate(const std::string& path, FoundVia st
     fatal = load_error(ErrorKind::bad_file, path, std::string("cannot read file data: ") + std::strerror(EISDIR), -1);
   } else {
     switch (opened.header.verdict) {
-    case elf::HeaderVerdict::ok: break;
+    case elf::HeaderVerdict::ok: {
+      AbiTagVerdict note = judge_abi_tag(opened.header.abi_tag, config_);
+      if (note.kind == AbiTagVerdict::Kind::skip) {
+        last_errno = note.error;
+        c.outcome = Candidate::Outcome::abi_tag;
+      } else if (note.kind == AbiTagVerdict::Kind::unreadable) {
+        c.outcome = Candidate::Outcome::fatal;
+        std::string text = "cannot read file data";
+        if (note.error != 0) text += std::string(": ") + std::strerror(note.error);
+        fatal = load_error(ErrorKind::bad_file, path, text, -1);
+      }
+      break;
+    }
     case elf::HeaderVerdict::wrong_class:
       other_class = true;
       last_errno = ENOENT;

@@ -129,6 +129,20 @@ bool relr_without_abi_version(const elf::ElfObject& elf) {
 }
 } // namespace
 
+bool Simulator::part_of_system_glibc(const LoadedObject& obj) const {
+  // The C library's own objects are built for the loader they ship with: a
+  // machine of the release --glibc names has its own copies, never these
+  // (Debian 12's libc.so.6 has DT_RELR, which no 2.31 loader ever meets).
+  static constexpr std::string_view sonames[] = {
+      "libc.so.6",     "libm.so.6",   "libmvec.so.1",   "libpthread.so.0", "libdl.so.2",
+      "librt.so.1",    "libutil.so.1", "libresolv.so.2", "libanl.so.1",     "libnsl.so.1",
+      "libthread_db.so.1", "libBrokenLocale.so.1", "libc_malloc_debug.so.0"};
+  if (obj.is_interp) return true;
+  if (!obj.soname || std::find(std::begin(sonames), std::end(sonames), *obj.soname) == std::end(sonames)) return false;
+  return std::any_of(config_.system_dirs.begin(), config_.system_dirs.end(),
+                     [&](const std::string& dir) { return obj.name.starts_with(dir); });
+}
+
 void Simulator::check_versions(const Process& p, const std::vector<int>& objects, LoadReport& report) {
   // _dl_check_map_versions / match_symbol: every required version must be
   // defined by the object that vn_file names (weak requirements excepted).
@@ -183,7 +197,7 @@ void Simulator::check_versions(const Process& p, const std::vector<int>& objects
     // entry) sends the process to the link-time address (measured on 2.31:
     // SIGSEGV at the unrelocated constructor). One whose version needs name
     // GLIBC_ABI_DT_RELR already failed above.
-    if (config_.glibc_minor < 36 && report.ok && obj.elf->dynamic().has_relr)
+    if (config_.glibc_minor < 36 && report.ok && obj.elf->dynamic().has_relr && !part_of_system_glibc(obj))
       report.fail(load_error(ErrorKind::bad_file, obj.is_main ? p.argv0 : obj.name,
                              "ld.so would crash: DT_RELR is unknown before glibc 2.36, so its relocations are not "
                              "applied",

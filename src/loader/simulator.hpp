@@ -113,6 +113,8 @@ private:
 
   // Loading (simulator.cpp).
   std::vector<int> map_dependencies(Process& p, int root, bool trace, bool dlopen_mode, LoadReport& report);
+  // An object of the system's glibc (a glibc soname in a system directory, or ld.so).
+  bool part_of_system_glibc(const LoadedObject& obj) const;
   void check_versions(const Process& p, const std::vector<int>& objects, LoadReport& report);
   void bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report);
   std::vector<UnboundReference> unbound_references(const Process& p, int object, std::uint64_t global_fingerprint);

@@ -7,8 +7,11 @@
 #include <cstdlib>
 #include <sys/auxv.h>
 #include <sys/sysinfo.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "loader/abi_tag_rule.hpp"
+#include "loader/cpu_caps.hpp"
 #include "loader/glibc_release.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
@@ -68,6 +71,7 @@ void detect_dirs(loader::LoaderConfig& c, const std::string& libc_path) {
 }
 
 void detect_cpu(loader::LoaderConfig& c) {
+  if (auto* platform = reinterpret_cast<const char*>(getauxval(AT_PLATFORM))) c.platform = platform;
 #if defined(__x86_64__)
   c.machine = 62;
   c.interp = native_interp();
@@ -80,9 +84,24 @@ void detect_cpu(loader::LoaderConfig& c) {
   if (v3) c.hwcaps_active.push_back("x86-64-v3");
   if (v2) c.hwcaps_active.push_back("x86-64-v2");
   c.isa_level_mask = 1u | (v2 ? 2u : 0u) | (v3 ? 4u : 0u) | (v4 ? 8u : 0u);
-  // Legacy hwcap names (glibc <= 2.36): "x86_64", plus "avx512_1" on Intel CPUs with AVX512.
-  c.legacy_hwcaps = {"x86_64"};
-  if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f")) c.legacy_hwcaps.push_back("avx512_1");
+  loader::X86CpuFeatures cpu;
+  cpu.intel = __builtin_cpu_is("intel");
+  cpu.avx512cd = __builtin_cpu_supports("avx512cd");
+  cpu.avx512er = __builtin_cpu_supports("avx512er");
+  cpu.avx512pf = __builtin_cpu_supports("avx512pf");
+  cpu.avx512bw = __builtin_cpu_supports("avx512bw");
+  cpu.avx512dq = __builtin_cpu_supports("avx512dq");
+  cpu.avx512vl = __builtin_cpu_supports("avx512vl");
+  cpu.avx2 = __builtin_cpu_supports("avx2");
+  cpu.fma = __builtin_cpu_supports("fma");
+  cpu.bmi1 = __builtin_cpu_supports("bmi");
+  cpu.bmi2 = __builtin_cpu_supports("bmi2");
+  cpu.lzcnt = __builtin_cpu_supports("lzcnt");
+  cpu.movbe = __builtin_cpu_supports("movbe");
+  cpu.popcnt = __builtin_cpu_supports("popcnt");
+  auto caps = loader::x86_legacy_caps(cpu);
+  c.legacy_hwcaps = caps.hwcaps;
+  if (caps.platform) c.platform = *caps.platform;
 #elif defined(__aarch64__)
   c.machine = 183;
   c.interp = native_interp();
@@ -91,7 +110,14 @@ void detect_cpu(loader::LoaderConfig& c) {
   c.legacy_hwcaps.clear();
   c.isa_level_mask = 1;
 #endif
-  if (auto* platform = reinterpret_cast<const char*>(getauxval(AT_PLATFORM))) c.platform = platform;
+}
+
+// GLRO(dl_osversion) as glibc up to 2.35 found it when the vDSO has no
+// version note: uname's release.
+std::uint32_t kernel_version() {
+  struct utsname uts {};
+  if (::uname(&uts) != 0) return 0;
+  return loader::kernel_version_from_release(uts.release);
 }
 } // namespace
 
@@ -115,6 +141,7 @@ MachineFacts detect_machine(const std::string& cache_path) {
   MachineFacts facts;
   loader::LoaderConfig& c = facts.config;
   detect_cpu(c);
+  c.kernel_version = kernel_version();
   const SystemGlibc& glibc = system_glibc();
   // Unknown (no glibc found): the newest rules the model has, 2.36's.
   c.glibc_minor = glibc.release ? loader::glibc_minor_of(*glibc.release).value_or(36) : 36;

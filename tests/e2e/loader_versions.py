@@ -239,11 +239,7 @@ def short(outcome, work):
 # Rules of a release the model does not have yet (docs/loader-model.md, "Per
 # glibc version"): each is printed as a known gap and does not fail the test;
 # one that comes to agree fails it, so that the list is kept true.
-KNOWN_GAPS = {
-    ("cache-legacy-hwcaps", 31): "ld.so.cache entries of a legacy hwcaps folder (hwcap bits): not modelled",
-    ("cache-legacy-hwcaps", 36): "ld.so.cache entries of a legacy hwcaps folder (hwcap bits): not modelled",
-    ("abi-tag-kernel", 31): "open_verify's ABI note kernel check (up to 2.35): not modelled",
-}
+KNOWN_GAPS = {}  # none left: (experiment, glibc minor) -> why
 
 
 def report(out, glibc, work, wrong):

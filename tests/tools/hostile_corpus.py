@@ -401,9 +401,7 @@ def real_verdict(probe, path):
 # "Per glibc version"): (newest glibc minor it applies to, the loader's words,
 # why). A variant doctor calls loadable that such a rule refuses is a known
 # gap: counted and printed, not a failure.
-KNOWN_GAPS = [
-    (35, "cannot read file data", "open_verify reads every PT_NOTE of 32 bytes or more (up to glibc 2.35): not modelled"),
-]
+KNOWN_GAPS = []  # none left: (newest glibc minor, the loader's words, why)
 
 
 def known_gap(glibc_minor, loader_text):

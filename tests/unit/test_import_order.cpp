@@ -185,7 +185,7 @@ std::string shown(const doctor::Finding& f) {
   std::string out = f.code + "|" + doctor::to_string(f.severity) + "|" + f.title + "|" + f.library + "|" + f.resolved + "|" +
                     f.expected + "|" + f.expected_package + "|" + f.first_error + "|" + f.fix;
   for (const auto& e : f.evidence) out += "|e:" + e;
-  for (const auto& a : f.affects) out += "|a:" + a;
+  for (const auto& affected : f.affects) out += "|a:" + affected;
   return out;
 }
 

@@ -29,7 +29,7 @@ struct Options {
   std::optional<std::string> ld_library_path; // nullopt: unset
   std::string cwd;                            // "" : the test's cwd
   bool bind_now = false;                      // LD_BIND_NOW=1
-  std::optional<int> glibc_minor;             // the simulator models 2.<this> (the real loader is this machine's)
+  std::optional<int> glibc_minor = std::nullopt; // the simulator models 2.<this> (the real loader is this machine's)
 };
 
 Outcome real(const std::vector<Step>& steps, const Options& options = {});
