@@ -14,6 +14,7 @@
 #include "lock/driver.hpp"
 #include "lock/release_table.hpp"
 #include "sys/gpu_code.hpp"
+#include "sys/load_check_cache.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 #include "launch/hook_model.hpp"
@@ -140,6 +141,15 @@ doctor::NodeFacts node_facts(const doctor::DoctorInputs& in, const VisibleGpus& 
 } // namespace
 
 namespace {
+// What mapping each of the env's files would meet (the most costly part of
+// a first run), found before the simulations ask: cached, or on every core.
+std::vector<std::string> env_files(const doctor::DoctorInputs& in) {
+  std::vector<std::string> paths;
+  for (const auto& lib : in.inventory.libraries) paths.push_back(in.env.prefix + "/" + lib.file);
+  for (const auto& c : in.inventory.consumers) paths.push_back(in.env.prefix + "/" + c.file);
+  return paths;
+}
+
 // --glibc's value: a release whose rules the model has (docs/loader-model.md,
 // "Per glibc version": 2.28 from glibc's sources, 2.31 to 2.41 measured too).
 Result<int> modelled_glibc_minor(const std::string& release) {
@@ -151,34 +161,12 @@ Result<int> modelled_glibc_minor(const std::string& release) {
                                                 std::to_string(loader::newest_modelled_glibc_minor) + " (e.g. 2.31)");
   return *minor;
 }
-} // namespace
 
-Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
-  sys::DiskFileView& files = sys::process_file_view();
-  const sys::RepairState state = sys::read_repair_state(options.env.prefix);
-  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state);
-  if (!inputs) return inputs.error();
-  // The shell as it is: folders put in front of the hook's entries after
-  // activation (`module load`) are searched first by every process it starts.
-  std::vector<std::string> in_front;
-  if (!options.ld_library_path.is_given()) {
-    const launch::ShellState shell = sys::this_shell(options.env.prefix);
-    const launch::HookPlacement placement = launch::hook_placement(shell);
-    if (placement.active && !placement.in_front.empty()) {
-      in_front = placement.in_front;
-      inputs->config.ld_library_path = shell.ld_library_path;
-    }
-  }
-  if (options.driver) {
-    inputs->driver_version = *options.driver;
-    inputs->driver_source = "--driver";
-  }
-  if (options.glibc) {
-    auto minor = modelled_glibc_minor(*options.glibc);
-    if (!minor) return minor.error();
-    inputs->config.glibc_minor = *minor;
-    inputs->glibc_source = "--glibc";
-  }
+// The doctor's judgement once the inputs are known and the files checked.
+Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::DoctorInputs& in,
+                                          const std::vector<std::string>& in_front, sys::DiskFileView& files,
+                                          const sys::RepairState& state) {
+  auto* inputs = &in;
   auto imports = resolve_imports(options.imports, options.env.prefix, inputs->inventory.site_packages);
   if (!imports) return imports.error();
   inputs->imports = std::move(*imports);
@@ -216,6 +204,46 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
     if (auto s = add_coverage_findings(report, options, **t, *gpus); !s) return s.error();
   }
   report.node = node_facts(*inputs, *gpus, std::move(system));
+  return report;
+}
+} // namespace
+
+Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
+  sys::DiskFileView& files = sys::process_file_view();
+  const sys::RepairState state = sys::read_repair_state(options.env.prefix);
+  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state);
+  if (!inputs) return inputs.error();
+  // The shell as it is: folders put in front of the hook's entries after
+  // activation (`module load`) are searched first by every process it starts.
+  std::vector<std::string> in_front;
+  if (!options.ld_library_path.is_given()) {
+    const launch::ShellState shell = sys::this_shell(options.env.prefix);
+    const launch::HookPlacement placement = launch::hook_placement(shell);
+    if (placement.active && !placement.in_front.empty()) {
+      in_front = placement.in_front;
+      inputs->config.ld_library_path = shell.ld_library_path;
+    }
+  }
+  if (options.driver) {
+    inputs->driver_version = *options.driver;
+    inputs->driver_source = "--driver";
+  }
+  if (options.glibc) {
+    auto minor = modelled_glibc_minor(*options.glibc);
+    if (!minor) return minor.error();
+    inputs->config.glibc_minor = *minor;
+    inputs->glibc_source = "--glibc";
+  }
+  sys::LoadCheckCache load_checks(options.cache ? sys::LoadCheckCache::default_path() : "", inputs->config);
+  std::vector<std::string> cache_warnings;
+  load_checks.load(cache_warnings);
+  files.use_load_checks(&load_checks);
+  load_checks.prepare(files, env_files(*inputs));
+  auto report = diagnose_env(options, *inputs, in_front, files, state);
+  files.use_load_checks(nullptr);
+  load_checks.save(files, cache_warnings);
+  if (report)
+    for (auto& w : cache_warnings) report->inputs.inventory.warnings.push_back(std::move(w));
   return report;
 }
 

@@ -26,6 +26,9 @@ struct DoctorOptions {
   // --glibc 2.N: model that glibc release instead of this machine's (a node,
   // a container image); unset: the machine's (sys::glibc_version).
   std::optional<std::string> glibc;
+  // --no-cache: check every file again instead of reading and updating the
+  // load-check cache (sys/load_check_cache.hpp).
+  bool cache = true;
 };
 
 // Errors: those of reading the env; a --gpu, --driver or GPU table that cannot be read (bad_input).

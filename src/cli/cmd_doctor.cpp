@@ -18,6 +18,7 @@ Command add_doctor(CLI::App& root) {
     std::optional<std::string> gpu_table;
     std::vector<std::string> imports;
     std::optional<std::string> glibc;
+    bool no_cache = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand(
@@ -46,6 +47,8 @@ Command add_doctor(CLI::App& root) {
   sub->add_option("--glibc", args->glibc,
                   "Model this glibc release (2.28 to 2.41) instead of this machine's: a node or a container image "
                   "with another");
+  sub->add_flag("--no-cache", args->no_cache,
+                "Check every file again: neither read nor update the load-check cache ($XDG_CACHE_HOME/condacuda/load-checks)");
   return {sub, [args] {
             auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
@@ -53,7 +56,8 @@ Command add_doctor(CLI::App& root) {
             if (args->context == "activated") context = doctor::LaunchContext::activated;
             if (args->context == "not-activated") context = doctor::LaunchContext::not_activated;
             auto report = app::doctor({*env, base_ld_library_path(args->ld_library_path, args->unset_llp), context,
-                                       args->gpus, args->driver, args->gpu_table, args->imports, args->glibc});
+                                       args->gpus, args->driver, args->gpu_table, args->imports, args->glibc,
+                                       !args->no_cache});
             if (!report) return fail(report.error(), args->out);
             for (const auto& w : report->inputs.inventory.warnings) print_warning(w);
             return emit_result(args->out, report::doctor_rendering(*report, args->verbose),

@@ -3,6 +3,7 @@
 // (copies, pins, order_limits); verify_plan is in verification.cpp.
 #include "repair/plan.hpp"
 
+#include <optional>
 #include <set>
 
 #include "repair/copies.hpp"
@@ -30,16 +31,21 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   show_originals(overlay, prefix, request.pinned_now);
   std::set<std::string> planned;
   // A new link can make further dependencies reachable (and missing): repeat
-  // until nothing more can be linked.
-  for (int round = 0; round < 8; ++round) {
+  // until nothing more can be linked. The round that adds nothing has judged
+  // the final overlay already: its report is the final one.
+  std::optional<doctor::DoctorReport> settled;
+  for (int round = 0; round < 8 && !settled; ++round) {
     auto report = doctor::run_doctor(b, overlay);
     auto more = links_for(report, overlay, planned);
-    if (more.empty()) break;
+    if (more.empty()) {
+      settled = std::move(report);
+      break;
+    }
     for (const auto& l : more) planned.insert(prefix + "/" + l.path);
     add_links(overlay, prefix, more);
     plan.links.insert(plan.links.end(), more.begin(), more.end());
   }
-  auto final_report = doctor::run_doctor(b, overlay);
+  auto final_report = settled ? std::move(*settled) : doctor::run_doctor(b, overlay);
   const Needs needs = needs_of(final_report, overlay);
   const auto one_copy = one_copy_per_soname(needs, inputs.inventory, overlay, prefix);
   for (const auto& [soname, lib] : one_copy)

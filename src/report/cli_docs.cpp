@@ -396,6 +396,10 @@ const std::vector<ManEntry>& man_files() {
       {"$XDG_CACHE_HOME/condacuda/hashes", "The sha256 of files lock hashed, keyed by device, inode, size, mtime and "
                                            "ctime (~/.cache/condacuda/hashes without XDG_CACHE_HOME)."},
       {"$XDG_CACHE_HOME/condacuda/fatbins", "The GPU targets of the fat binaries doctor --gpu read, keyed the same way."},
+      {"$XDG_CACHE_HOME/condacuda/load-checks",
+       "What mapping, relocating and initialising each library would meet, keyed the same way plus the glibc release, "
+       "page size and commit limit (doctor --no-cache neither reads nor writes it). A cache another user owns, or "
+       "others may write, is ignored."},
       {"~/.conda/environments.txt", "Envs conda created outside the envs dirs, listed by list."},
       {"/etc/ld.so.cache", "Read by doctor and repair, as ld.so reads it."},
       {"<bin>/../libexec/condacuda/condacuda-probe",

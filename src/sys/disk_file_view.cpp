@@ -36,6 +36,14 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
       p.is_directory = true;
     } else if (S_ISFIFO(st.st_mode)) {
       p.blocks = true; // never opened here: the model says what the loader would do
+    } else if (auto same = by_inode_.find({p.dev, p.ino}); same != by_inode_.end() && same->second->elf &&
+                                                           same->second->elf->bytes().data.size() ==
+                                                               static_cast<std::uint64_t>(st.st_size)) {
+      // Another name of a file already opened (a soname link, a folder
+      // link): the same bytes, parsed and checked once.
+      p.header = same->second->header;
+      p.elf = same->second->elf;
+      p.load = same->second->load;
     } else {
       int err = 0;
       auto adopted = adopted_.find(absolute_path);
@@ -53,7 +61,13 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
       }
     }
   }
-  return cache_.emplace(absolute_path, std::move(p)).first->second;
+  if (S_ISREG(st.st_mode) && p.opened()) {
+    keys_.emplace(absolute_path, key_of(st));
+    if (p.elf && !p.load && load_checks_) p.load = load_checks_->find(absolute_path, key_of(st));
+  }
+  const loader::OpenedFile& stored = cache_.emplace(absolute_path, std::move(p)).first->second;
+  if (stored.elf) by_inode_.emplace(std::pair{stored.dev, stored.ino}, &stored);
+  return stored;
 }
 
 std::optional<elf::FileBytes> DiskFileView::patched_bytes(const std::string& absolute_path,

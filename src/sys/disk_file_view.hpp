@@ -3,10 +3,19 @@
 // stat + mmap, cached per path (a doctor run asks for the same files often).
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "loader/file_system_view.hpp"
+#include "sys/hash_cache.hpp"
 
 namespace condacuda::sys {
+
+// Where load checks computed before come from (sys/load_check_cache.hpp).
+class LoadCheckSource {
+public:
+  virtual ~LoadCheckSource() = default;
+  virtual std::optional<elf::LoadCheck> find(const std::string& path, const FileKey& key) = 0;
+};
 
 class DiskFileView final : public loader::FileSystemView {
 public:
@@ -22,13 +31,29 @@ public:
   // Reuse a mapping another reader already made of this path (env_scan):
   // the file is not mapped twice and its header pages are already in.
   void adopt(const std::string& absolute_path, const elf::FileBytes& bytes);
+  // Files opened from now on take their load check from `source` when it has
+  // one for the file as it is (nullptr: none). The source must outlive its use.
+  void use_load_checks(LoadCheckSource* source) { load_checks_ = source; }
+  // Every regular file opened whose load check is known, with its key.
+  template <class F> void each_load_check(F&& f) const {
+    for (const auto& [path, key] : keys_) {
+      auto it = cache_.find(path);
+      if (it != cache_.end() && it->second.load) f(path, key, *it->second.load);
+    }
+  }
 
 private:
   std::uint16_t machine_;
-  std::unordered_map<std::string, loader::OpenedFile> cache_;
+  std::unordered_map<std::string, loader::OpenedFile> cache_; // node-based: the pointers below stay valid
+  struct InodeHash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint64_t>& k) const { return k.first * 1000003u ^ k.second; }
+  };
+  std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, const loader::OpenedFile*, InodeHash> by_inode_;
   std::unordered_map<std::string, bool> directories_;
   std::unordered_map<std::string, elf::FileBytes> adopted_;
   std::unordered_map<std::string, std::string> real_paths_;
+  std::unordered_map<std::string, FileKey> keys_; // regular files opened, as stat saw them
+  LoadCheckSource* load_checks_ = nullptr;
 };
 
 // The process-wide view: the files a command maps stay mapped until the

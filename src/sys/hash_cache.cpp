@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string_view>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
@@ -44,6 +45,15 @@ std::string default_hash_cache_path() {
 
 void HashCache::load(std::vector<std::string>& warnings) {
   if (path_.empty()) return;
+  // Another user's cache, or one others may write, could say anything: it
+  // is neither read nor replaced.
+  struct stat st {};
+  if (::lstat(path_.c_str(), &st) == 0 && (st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)) {
+    warnings.push_back(path_ + ": " + std::string(format_.name) + " ignored: " +
+                       (st.st_uid != ::geteuid() ? "owned by another user" : "others may write it"));
+    path_.clear();
+    return;
+  }
   auto text = read_text_file(path_, read_cap::hash_cache);
   if (!text) {
     if (text.error().code != ErrorCode::not_found) {
@@ -72,6 +82,11 @@ std::optional<std::string> HashCache::find(const std::string& path, const FileKe
 void HashCache::store(const std::string& path, const FileKey& key, const std::string& hex) {
   // Tabs and newlines would break the line format: such paths are not cached.
   if (path.find_first_of("\t\n") != std::string::npos) return;
+  auto it = entries_.find(path);
+  if (it != entries_.end() && it->second.key == key && it->second.hex == hex) {
+    it->second.used = true; // already recorded: the file need not be rewritten
+    return;
+  }
   entries_[path] = Entry{key, hex, true};
   dirty_ = true;
 }

@@ -1,47 +1,60 @@
 #!/usr/bin/env bash
-# Speed of `condacuda doctor` (full symbol checks) beside an `ldd -r` loop and
-# `libtree` (which resolves but checks no symbols) over the same libraries:
-# the 31 real CUDA 13 wheel libraries of /usr/local/cuda laid out as an env;
-# and `doctor --gpu H100`, which also reads every fatbin entry header of the
-# libraries the roots load (elf/fatbin.hpp), with its fatbin cache (warm after
-# hyperfine's warm-up runs) and without one (every header read each run).
-# One hyperfine run, so the ratios come from one machine state. Prints a
-# Markdown table; BENCH_RUNS (default 10) sets the runs. No assertions on time.
+# Speed of `condacuda doctor` beside `libtree` and `ldd -r`, like with like:
+# every tool called directly by hyperfine (-N: no shell, no xargs), each given
+# the same 31 real CUDA 13 wheel libraries of /usr/local/cuda laid out as an
+# env, in one hyperfine run so the ratios come from one machine state.
+#   - doctor, first run: --no-cache, every file checked (what a run with empty
+#     caches does, less writing the cache);
+#   - doctor, repeated: nothing changed since the last run (the load-check
+#     cache filled by the warm-up runs);
+#   - doctor on the same env after `repair` (its staleness check included);
+#   - the big env: the CUDA 13 env plus an older nvJitLink and BENCH_CONSUMERS
+#     (default 40) extension modules (add_big_env_consumers), first and repeated;
+#   - doctor --gpu H100, with its fatbin cache;
+#   - libtree with the 31 paths, one call (resolves, checks no symbols);
+#   - ldd -r with the 31 paths, one call (one loader run per library).
+# Prints a Markdown table (median, and the ratio to libtree) and doctor's peak
+# RSS; BENCH_RUNS (default 10) sets the runs. No assertions on time.
 #   usage: bench_doctor.sh [OUT.md]
 source "$(dirname "$0")/../e2e/lib.sh"
 command -v hyperfine > /dev/null || skip "hyperfine is not installed"
 command -v libtree > /dev/null || skip "libtree is not installed"
 make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this machine"
+make_cuda13_env "$scratch/repaired" || skip "no /usr/local/cuda/dist-info on this machine"
+make_cuda13_env "$scratch/big" || skip "no /usr/local/cuda/dist-info on this machine"
+add_big_env_consumers "$scratch/big" "${BENCH_CONSUMERS:-40}"
 runs=${BENCH_RUNS:-10}
 out=${1:-/dev/stdout}
+export LD_LIBRARY_PATH=
+"$CONDACUDA" repair -p "$scratch/repaired" > /dev/null
+sleep 1.1 # files changed in the last second are not cached (sys/load_check_cache.hpp)
 
 mapfile -t libs < <(find "$scratch/cu13" -name '*.so*' \( -type f -o -type l \) | sort)
 n=${#libs[@]}
-printf '%s\n' "${libs[@]}" > "$scratch/libs.txt"
-doctor_cmd=("$CONDACUDA" doctor -p "$scratch/cu13" --json --no-ld-library-path)
-doctor="${doctor_cmd[*]}" # hyperfine takes a command line
-export XDG_CACHE_HOME=$scratch/cache # the fatbin cache doctor --gpu keeps (and nothing else here uses)
-doctor_gpu="$doctor --gpu H100 --driver 580.65.06"
-doctor_gpu_nocache="env XDG_CACHE_HOME= HOME= $doctor --gpu H100 --driver 580.65.06" # (+1 process: env)
-ldd_loop="xargs -a $scratch/libs.txt -n1 ldd -r"
-libtree_all="xargs -a $scratch/libs.txt libtree"
-export LD_LIBRARY_PATH=
-
-hyperfine --style none --warmup 2 --runs "$runs" --export-json "$scratch/h.json" \
-  -n doctor "$doctor" -n "doctor --gpu H100" "$doctor_gpu" -n "doctor --gpu H100, no fatbin cache" "$doctor_gpu_nocache" -n "ldd -r loop" "$ldd_loop" -n "libtree (one call)" "$libtree_all" > /dev/null 2>&1
-read -r doctor_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor_cmd[@]}")
-python3 - "$scratch/h.json" "$n" "$doctor_rss" "$(nproc)" > "$out" <<'PY'
+doctor=("$CONDACUDA" doctor --json --no-ld-library-path -p)
+line() { printf '%q ' "$@"; } # hyperfine -N splits its command line like a shell, without one
+hyperfine -N --style none --warmup 3 --runs "$runs" -i --export-json "$scratch/h.json" \
+  -n "doctor, first run" "$(line "${doctor[@]}" "$scratch/cu13" --no-cache)" \
+  -n "doctor, repeated" "$(line "${doctor[@]}" "$scratch/cu13")" \
+  -n "doctor, repaired env" "$(line "${doctor[@]}" "$scratch/repaired")" \
+  -n "doctor, big env, first run" "$(line "${doctor[@]}" "$scratch/big" --no-cache)" \
+  -n "doctor, big env, repeated" "$(line "${doctor[@]}" "$scratch/big")" \
+  -n "doctor --gpu H100, repeated" "$(line "${doctor[@]}" "$scratch/cu13" --gpu H100 --driver 580.65.06)" \
+  -n "libtree" "$(line libtree "${libs[@]}")" \
+  -n "ldd -r" "$(line ldd -r "${libs[@]}")" > /dev/null 2>&1
+read -r first_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor[@]}" "$scratch/cu13" --no-cache)
+read -r repeated_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor[@]}" "$scratch/cu13")
+python3 - "$scratch/h.json" "$n" "$first_rss" "$repeated_rss" "$(nproc)" > "$out" << 'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))
-n, rss, cores = sys.argv[2], float(sys.argv[3]), sys.argv[4]
-t = {r["command"]: r for r in h["results"]}
-d = t["doctor"]["median"]
-print("| %s CUDA 13 libraries, %s cores | median | vs doctor |" % (n, cores))
+n, first_rss, repeated_rss, cores = sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+t = {r["command"]: r["median"] for r in h["results"]}
+lt = t["libtree"]
+print("| %s CUDA 13 libraries, %s cores | median | vs libtree |" % (n, cores))
 print("|---|---|---|")
-for name in ("doctor", "doctor --gpu H100", "doctor --gpu H100, no fatbin cache", "ldd -r loop", "libtree (one call)"):
-    m = t[name]["median"]
-    print("| %s | %.1f ms | %.1fx |" % (name, m * 1000, m / d))
+for name, m in t.items():
+    print("| %s | %.1f ms | %.1fx |" % (name, m * 1000, m / lt))
 print()
-print("doctor peak RSS: %.1f MiB" % rss)
+print("doctor peak RSS: %.1f MiB first run, %.1f MiB repeated" % (first_rss, repeated_rss))
 PY
 cat "$out" > /dev/null

@@ -24,15 +24,7 @@ out=${1:-/dev/stdout}
 before=${BENCH_DOCTOR_BEFORE:-}
 
 big=$scratch/big
-sp=$(echo "$big"/lib/python3*/site-packages)
-make_old_nvjitlink13 "$big/lib"
-printf 'int nvJitLinkVersion(unsigned*, unsigned*);\nint f(void) { unsigned a, b; return nvJitLinkVersion(&a, &b); }\n' > "$scratch/ext.c"
-for i in $(seq 1 "$consumers"); do
-  mkdir -p "$sp/ext$i"
-  # shellcheck disable=SC2016 # $ORIGIN is for the loader
-  if [ $((i % 2)) = 1 ]; then rpath='$ORIGIN/../../..'; else rpath='$ORIGIN/../nvidia/cu13/lib'; fi
-  cc -shared -fPIC -Wl,--enable-new-dtags,-rpath,"$rpath" -o "$sp/ext$i/_ext.so" "$scratch/ext.c" -L"$big/lib" -l:libnvJitLink.so.13
-done
+add_big_env_consumers "$big" "$consumers"
 
 export LD_LIBRARY_PATH=
 doctor() { echo "$1 doctor -p $2 --json --no-ld-library-path"; }

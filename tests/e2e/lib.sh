@@ -8,6 +8,10 @@
 # shellcheck source=../tools/prelude.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../tools/prelude.sh"
 
+# condacuda's caches (hashes, fatbins, load checks) in the scratch folder,
+# never the user's; a suite that tests them sets its own.
+export XDG_CACHE_HOME=$scratch/xdg-cache
+
 # shellcheck source=../tools/old_nvjitlink13.sh
 source "$CONDACUDA_SOURCE_DIR/tests/tools/old_nvjitlink13.sh"
 # shellcheck source=../tools/cuda13_env.sh
@@ -185,6 +189,23 @@ C
     fi
   done | xargs -P 2 -L 1 sh -c 'cc -shared -Wl,--enable-new-dtags,-rpath,"$2" -Wl,--defsym,PyInit_$5=PyInit_ext \
     -o "$4" "$1" -L"$3" -l:libnvJitLink.so.12' sh
+}
+
+# add_big_env_consumers ENV N: the benchmarks' big env from a CUDA 13 env
+# (make_cuda13_env): an older nvJitLink 13 in ENV/lib (conda's place) and N
+# extension modules, half reaching that copy through RUNPATH $ORIGIN/../../..,
+# half the wheel's.
+add_big_env_consumers() {
+  local big=$1 n=$2 i rpath sp
+  sp=$(echo "$big"/lib/python3*/site-packages)
+  make_old_nvjitlink13 "$big/lib"
+  printf 'int nvJitLinkVersion(unsigned*, unsigned*);\nint f(void) { unsigned a, b; return nvJitLinkVersion(&a, &b); }\n' > "$big/ext.c"
+  for i in $(seq 1 "$n"); do
+    mkdir -p "$sp/ext$i"
+    # shellcheck disable=SC2016 # $ORIGIN is for the loader
+    if [ $((i % 2)) = 1 ]; then rpath='$ORIGIN/../../..'; else rpath='$ORIGIN/../nvidia/cu13/lib'; fi
+    cc -shared -fPIC -Wl,--enable-new-dtags,-rpath,"$rpath" -o "$sp/ext$i/_ext.so" "$big/ext.c" -L"$big/lib" -l:libnvJitLink.so.13
+  done
 }
 
 # hostile_corpus_doctor ENV BASE...: doctor --json on the corpus env ENV into

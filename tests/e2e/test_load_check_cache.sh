@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# doctor's load-check cache ($XDG_CACHE_HOME/condacuda/load-checks,
+# sys/load_check_cache.hpp) never changes a verdict: on every kind of env the
+# e2e suites build (the demo env under several LD_LIBRARY_PATHs, an import
+# order env, 400 hostile variants of real libraries, the CUDA 13 libraries when
+# this machine has them) doctor --json is the same with --no-cache, with an
+# empty cache and with the cache it filled. Then each of these is a miss, and
+# the verdict follows the file, not the cache: a library changed in place (same
+# size, mtime set back with touch -d: only the ctime tells), a damaged cache
+# file, one owned by another user, one others may write.
+source "$(dirname "$0")/lib.sh"
+
+cache=$XDG_CACHE_HOME/condacuda/load-checks
+
+# same_three ENV NAME [DOCTOR ARGS...]: --no-cache, cold and warm agree.
+same_three() {
+  local env=$1 name=$2 status
+  shift 2
+  rm -f "$cache"
+  for run in nocache cold warm; do
+    local extra=()
+    [ "$run" = nocache ] && extra=(--no-cache)
+    status=0
+    "$CONDACUDA" doctor -p "$env" --json "${extra[@]}" "$@" > "$scratch/$name.$run.json" 2> "$scratch/$name.$run.err" || status=$?
+    case "$status" in 0 | 1) ;; *) cat "$scratch/$name.$run.err" >&2; fail "$name: doctor ($run) exited $status" ;; esac
+    if [ "$run" = nocache ] && [ -e "$cache" ]; then fail "$name: --no-cache wrote $cache"; fi
+  done
+  cmp -s "$scratch/$name.nocache.json" "$scratch/$name.cold.json" || fail "$name: the cold cache changed doctor's report"
+  cmp -s "$scratch/$name.nocache.json" "$scratch/$name.warm.json" || fail "$name: the warm cache changed doctor's report"
+  local entries
+  entries=$(grep -c "$env" "$cache" || true)
+  [ "$entries" -gt 0 ] || fail "$name: nothing of $env was cached"
+  note "$name: the same report three ways; $entries of its files cached"
+}
+
+# Files written less than a second ago are not cached (their timestamps could
+# repeat): every env is built, then left a second before doctor runs.
+settle() { sleep 1.1; }
+
+demo_env "$scratch/demo"
+settle
+same_three "$env" demo
+same_three "$env" demo-system-first --ld-library-path "$system"
+same_three "$env" demo-unset --no-ld-library-path
+
+demo_env "$scratch/order" # sets env, sp and py, which make_import_order_env uses
+make_import_order_env "$scratch/order" 6
+settle
+same_three "$env" import-order
+
+corpus=$CONDACUDA_SOURCE_DIR/tests/tools/hostile_corpus.py
+hostile_corpus_bases "$scratch/bases" > "$scratch/bases.txt"
+mapfile -t bases < "$scratch/bases.txt"
+hostile=$scratch/hostile
+mkdir -p "$hostile/conda-meta" "$hostile/lib"
+touch "$hostile/conda-meta/history"
+python3 "$corpus" generate "$hostile/lib" 400 7 "${bases[@]}" > /dev/null 2>&1
+settle
+same_three "$hostile" hostile
+failing=$(json "$scratch/hostile.warm.json" "sum(1 for r in j['roots'] if r['verdict'] != 'loads')")
+[ "$failing" -gt 0 ] || fail "no hostile variant fails: the comparison proves nothing"
+
+if make_cuda13_env "$scratch/cu13"; then
+  settle
+  same_three "$scratch/cu13" cuda13 --no-ld-library-path
+else
+  note "no /usr/local/cuda/dist-info: the CUDA 13 env is left out"
+fi
+
+# A library changed in place, same size, mtime put back: only its ctime
+# differs from the cached key. DT_INIT_ARRAYSZ made huge: the loader would
+# call past the mapped image, which only the load check sees.
+env=$scratch/change
+mkdir -p "$env/conda-meta" "$env/lib"
+touch "$env/conda-meta/history"
+cp "${bases[0]}" "$env/lib/libcufft_changed.so"
+settle
+verdict() { json "$1" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcufft_changed.so'][0]"; }
+rm -f "$cache"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/before.json" || fail "doctor on the unchanged library"
+expect_eq "$(verdict "$scratch/before.json")" loads "the unchanged library"
+grep -q "libcufft_changed.so" "$cache" || fail "the unchanged library was not cached"
+mtime=$(stat -c %y "$env/lib/libcufft_changed.so")
+size=$(stat -c %s "$env/lib/libcufft_changed.so")
+python3 - "$env/lib/libcufft_changed.so" << 'PY'
+import struct, sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", data, 32)
+phnum, = struct.unpack_from("<H", data, 56)
+for i in range(phnum):
+    p = phoff + 56 * i
+    if struct.unpack_from("<I", data, p)[0] == 2:  # PT_DYNAMIC
+        off, = struct.unpack_from("<Q", data, p + 8)
+        while True:
+            tag, val = struct.unpack_from("<qQ", data, off)
+            if tag == 0:
+                sys.exit("no DT_INIT_ARRAYSZ")
+            if tag == 27:
+                struct.pack_into("<Q", data, off + 8, 1 << 30)
+                break
+            off += 16
+with open(path, "r+b") as f:  # in place: same inode
+    f.write(data)
+PY
+touch -d "$mtime" "$env/lib/libcufft_changed.so"
+expect_eq "$(stat -c %s "$env/lib/libcufft_changed.so")" "$size" "the changed library's size"
+expect_eq "$(stat -c %y "$env/lib/libcufft_changed.so")" "$mtime" "the changed library's mtime"
+"$CONDACUDA" doctor -p "$env" --json --no-cache > "$scratch/truth.json" || true
+truth=$(verdict "$scratch/truth.json")
+[ "$truth" != loads ] || fail "the changed library still loads in doctor --no-cache: the test proves nothing"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/after.json" || true
+expect_eq "$(verdict "$scratch/after.json")" "$truth" "the changed library with the cache (a same-size, same-mtime change)"
+note "a change with the mtime put back: '$truth' with and without the cache"
+
+# A damaged cache: ignored with a warning, the verdict the file's own.
+settle
+"$CONDACUDA" doctor -p "$env" --json > /dev/null 2>&1 || true
+grep -q "libcufft_changed.so" "$cache" || fail "the changed library was not cached again"
+sed -i 's/^\([0-9,]*\) [orc] /\1 x /' "$cache"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/damaged.json" 2> "$scratch/damaged.err" || true
+expect_eq "$(verdict "$scratch/damaged.json")" "$truth" "the verdict with a damaged cache"
+grep -q "load-check cache is corrupt" "$scratch/damaged.err" || fail "no warning about the damaged cache: $(cat "$scratch/damaged.err")"
+
+# Forged as 'loads' and owned by another user, then writable by others: not read.
+"$CONDACUDA" doctor -p "$env" --json > /dev/null 2>&1 || true
+sed -i 's/^\([0-9,]*\) [rc] [0-9a-f]*\t/\1 o \t/' "$cache"
+grep -q "^[0-9,]* o .*libcufft_changed.so" "$cache" || fail "could not forge the cache entry"
+chown 65534:65534 "$cache"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/foreign.json" 2> "$scratch/foreign.err" || true
+expect_eq "$(verdict "$scratch/foreign.json")" "$truth" "the verdict with another user's cache"
+grep -q "owned by another user" "$scratch/foreign.err" || fail "no warning about another user's cache"
+[ "$(stat -c %u "$cache")" = 65534 ] || fail "another user's cache was replaced"
+chown 0:0 "$cache"
+chmod 666 "$cache"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/shared.json" 2> "$scratch/shared.err" || true
+expect_eq "$(verdict "$scratch/shared.json")" "$truth" "the verdict with a cache others may write"
+grep -q "others may write it" "$scratch/shared.err" || fail "no warning about a cache others may write"
+chmod 644 "$cache"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/forged.json" 2> /dev/null || true
+note "a forged entry in the user's own cache file is believed (as git believes its index): $(verdict "$scratch/forged.json")"
