@@ -163,16 +163,15 @@ Result<int> modelled_glibc_minor(const std::string& release) {
 }
 
 // The doctor's judgement once the inputs are known and the files checked.
-Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::DoctorInputs& in,
+Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::DoctorInputs& inputs,
                                           const std::vector<std::string>& in_front, sys::DiskFileView& files,
                                           const sys::RepairState& state) {
-  auto* inputs = &in;
-  auto imports = resolve_imports(options.imports, options.env.prefix, inputs->inventory.site_packages);
+  auto imports = resolve_imports(options.imports, options.env.prefix, inputs.inventory.site_packages);
   if (!imports) return imports.error();
-  inputs->imports = std::move(*imports);
+  inputs.imports = std::move(*imports);
   auto not_activated = [&] {
     return doctor::not_activated_inputs(
-        *inputs, launch::not_activated_value(inputs->base_ld_library_path, inputs->active_hook_entries));
+        inputs, launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries));
   };
   doctor::DoctorReport report;
   // A venv or uv env has no activation that sources conda's activate.d: its
@@ -183,13 +182,13 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
     report = doctor::run_doctor(not_activated(), files);
     doctor::mark_not_activated(report);
   } else {
-    report = doctor::run_doctor(*inputs, files);
-    if (!context && doctor::contexts_differ(*inputs))
+    report = doctor::run_doctor(inputs, files);
+    if (!context && doctor::contexts_differ(inputs))
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
   if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.name));
   std::vector<std::string> system = sys::system_cuda_dirs();
-  add_repair_findings(report, *inputs, files, system, state);
+  add_repair_findings(report, inputs, files, system, state);
   std::optional<Result<doctor::GpuTable>> table; // parsed at most once, when a GPU is to be named
   const GpuTableSource table_source = [&]() -> Result<const doctor::GpuTable*> {
     if (!table) table = gpu_table(options);
@@ -203,7 +202,7 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
     if (!t) return t.error();
     if (auto s = add_coverage_findings(report, options, **t, *gpus); !s) return s.error();
   }
-  report.node = node_facts(*inputs, *gpus, std::move(system));
+  report.node = node_facts(inputs, *gpus, std::move(system));
   return report;
 }
 } // namespace

@@ -10,6 +10,7 @@
 
 #include "elf/load_checks.hpp"
 #include "util/path.hpp"
+#include "util/sha256.hpp"
 
 namespace condacuda::sys {
 
@@ -23,13 +24,7 @@ std::string parameters(const loader::LoaderConfig& c) {
 }
 
 std::string hex(std::string_view s) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char ch : s) {
-    out += digits[ch >> 4];
-    out += digits[ch & 15];
-  }
-  return out;
+  return util::to_hex(std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
 }
 
 std::optional<std::string> unhex(std::string_view s) {
@@ -76,18 +71,20 @@ bool valid_value(std::string_view v) {
 
 const CacheFormat load_check_cache_format{"load-check cache", "condacuda load-check cache 1", valid_value};
 
-struct Work {
-  const loader::OpenedFile* file;
-  std::size_t size;
-};
-} // namespace
-
+// The CPUs this process may run on (its affinity mask: a Slurm job's or a
+// cgroup's share, not the machine's count); at least 1.
 unsigned usable_cpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
   return std::max(1u, std::thread::hardware_concurrency());
 }
+
+struct Work {
+  const loader::OpenedFile* file;
+  std::size_t size;
+};
+} // namespace
 
 LoadCheckCache::LoadCheckCache(std::string path, const loader::LoaderConfig& config)
     : cache_(std::move(path), load_check_cache_format), config_(config), params_(parameters(config)) {}

@@ -47,8 +47,4 @@ private:
   std::string params_;
 };
 
-// The CPUs this process may run on (its affinity mask: a Slurm job's or a
-// cgroup's share, not the machine's count); at least 1.
-unsigned usable_cpus();
-
 } // namespace condacuda::sys

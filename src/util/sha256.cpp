@@ -71,11 +71,11 @@ Sha256Digest sha256(std::string_view data) {
   return h.finish();
 }
 
-std::string to_hex(const Sha256Digest& digest) {
+std::string to_hex(std::span<const std::uint8_t> bytes) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string out;
-  out.reserve(2 * digest.size());
-  for (auto b : digest) {
+  out.reserve(2 * bytes.size());
+  for (auto b : bytes) {
     out += digits[b >> 4];
     out += digits[b & 0x0f];
   }

@@ -39,7 +39,7 @@ private:
 Sha256Digest sha256(std::string_view data);
 
 // 64 lower-case hex digits.
-std::string to_hex(const Sha256Digest& digest);
+std::string to_hex(std::span<const std::uint8_t> bytes); // lowercase, two digits a byte
 
 // RFC 4648 §5 base64 ("-" and "_" for "+" and "/") without "=" padding, as
 // Python's base64.urlsafe_b64encode(...).rstrip(b"=").
