@@ -1,5 +1,7 @@
 #include "inventory/records.hpp"
 
+#include <algorithm>
+
 #include "util/json.hpp"
 #include "util/strings.hpp"
 
@@ -35,6 +37,7 @@ std::vector<std::string> csv_fields(std::string_view line) {
 
 std::vector<RecordEntry> parse_record(std::string_view text) {
   std::vector<RecordEntry> out;
+  out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1); // one per line, never moved
   while (!text.empty()) {
     auto nl = text.find('\n');
     std::string_view line = util::trim(text.substr(0, nl));
@@ -65,8 +68,10 @@ std::vector<RecordEntry> parse_record(std::string_view text) {
 Metadata parse_metadata(std::string_view text) {
   Metadata m;
   bool in_requires_dist = false; // the last header was Requires-Dist: a continuation line extends it
-  for (const auto& raw : util::split(text, "\n")) {
-    std::string_view line = raw;
+  while (!text.empty()) { // the headers only: a long description follows them
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     if (line.empty() || line == "\r") break; // headers end at the first blank line
     if (line[0] == ' ' || line[0] == '\t') {
       if (in_requires_dist) m.requires_dist.back() += " " + std::string(util::trim(line));
