@@ -37,6 +37,9 @@ constexpr std::uint64_t max_reservation = 0x555555544000ull;
 // Bounds the work a hostile file can ask for: dynamic entries, relocations,
 // version records, string bytes. The loader would fault long before.
 constexpr std::uint64_t max_steps = 1u << 22;
+// A relocation table is walked in pieces of this many entries (192 KiB): a
+// buffer that stays in the cache and is filled again, not a new map's pages.
+constexpr std::uint64_t table_piece_entries = 8192;
 
 using Outcome = LoadCheck::Outcome;
 LoadCheck refuse(std::string why) { return {Outcome::refuses, std::move(why)}; }
@@ -75,9 +78,9 @@ struct Dynamic {
 class Checker {
 public:
   Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit,
-          int glibc_minor)
+          int glibc_minor, const TableSource* tables)
       : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), image_(file_, page),
-        glibc_minor_(glibc_minor) {}
+        glibc_minor_(glibc_minor), tables_(tables) {}
 
   LoadCheck run() {
     for (auto step : {&Checker::load_commands, &Checker::map_segments, &Checker::dynamic_info, &Checker::hash_table,
@@ -595,23 +598,18 @@ private:
     // A table inside the file's bytes is read straight from them.
     if (relative <= size / 24 && size % 24 == 0)
       if (auto table = image_.file_span(start, size)) {
-        for (std::uint64_t i = 0; i < size / 24; ++i) {
-          const std::byte* e = table->data() + 24 * i;
-          if (i < relative) {
-            // The hot loop of a large library: relative entries by the
-            // hundred thousand, checked in place (type, writable target).
-            std::uint64_t v[3];
-            std::memcpy(v, e, sizeof v);
-            if ((v[1] & 0xffffffffu) != 8) {
-              if (auto c = relocate(start + 24 * i, true, e); !c.ok()) return c;
-              continue;
-            }
-            if (v[0] >= slots_low_ && v[0] < slots_high_) note_slot(v[0], v[2]);
-            if (v[0] >= writable_.first && v[0] + 8 <= writable_.second && v[0] + 8 > v[0]) continue;
-            if (auto c = write_at(v[0], "a relative relocation"); !c.ok()) return c;
-            continue;
+        // In pieces copied from the table source where there is one (see
+        // TableSource), else straight from the map; the same bytes either way.
+        const std::uint64_t count = size / 24;
+        const auto at = static_cast<std::uint64_t>(table->data() - file_.span().data());
+        for (std::uint64_t first = 0; first < count; first += table_piece_entries) {
+          const std::uint64_t n = std::min(table_piece_entries, count - first);
+          const std::byte* entries = table->data() + 24 * first;
+          if (tables_ && count >= table_piece_entries / 4) {
+            piece_.resize(24 * n);
+            if (tables_->copy(at + 24 * first, piece_)) entries = piece_.data();
           }
-          if (auto c = relocate(start + 24 * i, false, e); !c.ok()) return c;
+          if (auto c = relocate_piece(start, first, n, relative, entries); !c.ok()) return c;
         }
         return {};
       }
@@ -623,6 +621,31 @@ private:
     for (std::uint64_t i = relative; i < count; ++i) {
       if (i > max_steps) return crash("a relocation table larger than the mapped image");
       if (auto c = relocate(start + 24 * i, false); !c.ok()) return c;
+    }
+    return {};
+  }
+
+  // Entries first .. first + n of the table at `start`, their bytes at `entries`.
+  LoadCheck relocate_piece(std::uint64_t start, std::uint64_t first, std::uint64_t n, std::uint64_t relative,
+                           const std::byte* entries) {
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::uint64_t i = first + k;
+      const std::byte* e = entries + 24 * k;
+      if (i < relative) {
+        // The hot loop of a large library: relative entries by the
+        // hundred thousand, checked in place (type, writable target).
+        std::uint64_t v[3];
+        std::memcpy(v, e, sizeof v);
+        if ((v[1] & 0xffffffffu) != 8) {
+          if (auto c = relocate(start + 24 * i, true, e); !c.ok()) return c;
+          continue;
+        }
+        if (v[0] >= slots_low_ && v[0] < slots_high_) note_slot(v[0], v[2]);
+        if (v[0] >= writable_.first && v[0] + 8 <= writable_.second && v[0] + 8 > v[0]) continue;
+        if (auto c = write_at(v[0], "a relative relocation"); !c.ok()) return c;
+        continue;
+      }
+      if (auto c = relocate(start + 24 * i, false, e); !c.ok()) return c;
     }
     return {};
   }
@@ -791,6 +814,8 @@ private:
   std::uint32_t dynamic_flags_ = 0;
   std::uint64_t p_align_max_ = 0;
   int glibc_minor_ = 36;
+  const TableSource* tables_ = nullptr;
+  std::vector<std::byte> piece_; // the piece of a table copied from tables_
   std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
   std::optional<std::uint64_t> phdr_; // PT_PHDR's address
   std::uint16_t phnum_ = 0;
@@ -817,9 +842,9 @@ private:
 } // namespace
 
 LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size,
-                     std::uint64_t commit_limit, int glibc_minor) {
+                     std::uint64_t commit_limit, int glibc_minor, const TableSource* tables) {
   if (file.size() < 64) return refuse("file too short");
-  return Checker(file, machine, page_size, commit_limit, glibc_minor).run();
+  return Checker(file, machine, page_size, commit_limit, glibc_minor, tables).run();
 }
 
 } // namespace condacuda::elf

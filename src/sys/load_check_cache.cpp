@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <sched.h>
+#include <cerrno>
 #include <ctime>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <system_error>
 #include <thread>
+#include <unistd.h>
 
 #include "elf/load_checks.hpp"
+#include "sys/posix.hpp"
 #include "util/path.hpp"
 #include "util/sha256.hpp"
 
@@ -81,8 +85,45 @@ unsigned usable_cpus() {
 }
 
 struct Work {
+  const std::string* path;
   const loader::OpenedFile* file;
   std::size_t size;
+};
+
+// The relocation tables of a file read with pread(2) from the file itself
+// (elf::TableSource): the same bytes as its map, as long as the path still
+// leads to the file that was mapped (same device, inode and size); opened
+// once, on the first table large enough to be read this way.
+class FileTables final : public elf::TableSource {
+public:
+  FileTables(const std::string& path, const loader::OpenedFile& file) : path_(path), file_(file) {}
+  bool copy(std::uint64_t offset, std::span<std::byte> out) const override {
+    if (!opened_) open_once();
+    for (std::size_t done = 0; done < out.size();) {
+      if (!fd_.valid()) return false;
+      const ssize_t n = ::pread(fd_.get(), out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+private:
+  void open_once() const {
+    opened_ = true;
+    // O_NONBLOCK: a FIFO put in the file's place never blocks the open.
+    Fd f(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    struct stat st {};
+    if (f.valid() && ::fstat(f.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_dev) == file_.dev &&
+        static_cast<std::uint64_t>(st.st_ino) == file_.ino &&
+        static_cast<std::uint64_t>(st.st_size) == file_.elf->bytes().data.size())
+      fd_ = std::move(f);
+  }
+  const std::string& path_;
+  const loader::OpenedFile& file_;
+  mutable bool opened_ = false;
+  mutable Fd fd_;
 };
 } // namespace
 
@@ -106,7 +147,7 @@ void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>
   std::vector<Work> work;
   for (const auto& path : paths) {
     const loader::OpenedFile& opened = files.open_verify(path); // a cached check is filled here
-    if (opened.elf && !opened.load) work.push_back({&opened, opened.elf->bytes().data.size()});
+    if (opened.elf && !opened.load) work.push_back({&path, &opened, opened.elf->bytes().data.size()});
   }
   std::sort(work.begin(), work.end(), [](const Work& a, const Work& b) { return a.size > b.size; });
   // Each thread writes the `load` of the files it takes, nothing else; the
@@ -115,8 +156,9 @@ void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>
   auto run = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < work.size();) {
       const loader::OpenedFile& f = *work[i].file;
+      const FileTables tables(*work[i].path, f);
       f.load = elf::check_load(f.elf->bytes().data, config_.machine, config_.page_size, config_.commit_limit,
-                               config_.glibc_minor);
+                               config_.glibc_minor, &tables);
     }
   };
   unsigned threads = std::min<unsigned>({usable_cpus(), max_threads, static_cast<unsigned>(work.size())});

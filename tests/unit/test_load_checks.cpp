@@ -387,3 +387,59 @@ TEST_CASE("a bloom shift of 32..63 on which the 32-bit and a 64-bit shift disagr
   INFO("shift " << *shift << ": " << lib.check().reason);
   CHECK(lib.check().ok() == (lib.real() == Outcome::ok));
 }
+
+namespace {
+// A TableSource over given bytes: what the system layer's pread gives,
+// changed or refused where a case needs it.
+struct BytesSource final : elf::TableSource {
+  Bytes bytes;
+  bool refuse;
+  mutable int copies = 0;
+  BytesSource(Bytes b, bool refuse_copies) : bytes(std::move(b)), refuse(refuse_copies) {}
+  bool copy(std::uint64_t offset, std::span<std::byte> out) const override {
+    ++copies;
+    if (refuse || offset > bytes.size() || bytes.size() - offset < out.size()) return false;
+    std::memcpy(out.data(), bytes.data() + offset, out.size());
+    return true;
+  }
+};
+
+// A library with `n` relative relocations (a table of pointers to one int).
+Bytes pointer_table_library(const fixture::TempDir& dir, int n) {
+  std::string code = "static int target;\nint* table[] = {";
+  for (int i = 0; i < n; ++i) code += i ? ",&target" : "&target";
+  code += "};\n";
+  fixture::shared_library(dir / "table.so", code, {"-O1"});
+  std::string text = fixture::read_file(dir / "table.so");
+  Bytes bytes(text.size());
+  std::memcpy(bytes.data(), text.data(), text.size());
+  return bytes;
+}
+} // namespace
+
+TEST_CASE("a large relocation table is checked from the table source's copy, in pieces; the map where it refuses") {
+  Library table; // its helpers read the bytes put in it
+  table.bytes = pointer_table_library(table.dir, 20000);
+  const Bytes& bytes = table.bytes;
+  REQUIRE(elf::check_load(bytes, elf::em_x86_64).ok());
+  BytesSource same(bytes, false);
+  CHECK(elf::check_load(bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &same).ok());
+  CHECK(same.copies == 3); // 20,000 entries and more, in pieces of 8,192
+
+  // The source's bytes are the ones judged: a relative entry's type changed
+  // there (and only there) is the assertion ld.so would fail.
+  const std::uint64_t rela = table.vaddr_to_offset(table.get<std::uint64_t>(table.dyn(elf::dt_rela) + 8));
+  const std::uint64_t type_byte = rela + 24 * 19000 + 8;
+  BytesSource changed(bytes, false);
+  REQUIRE(changed.bytes[type_byte] == std::byte{8});
+  changed.bytes[type_byte] = std::byte{7};
+  auto c = elf::check_load(bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &changed);
+  CHECK(c.outcome == Outcome::crashes);
+  CHECK(c.reason.find("R_X86_64_RELATIVE") != std::string::npos);
+
+  // A source that cannot copy (the file was replaced): the map is read, and
+  // the verdict is the map's.
+  BytesSource refusing(changed.bytes, true);
+  CHECK(elf::check_load(bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &refusing).ok());
+  CHECK(refusing.copies == 3);
+}
