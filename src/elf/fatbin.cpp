@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "elf/elf_constants.hpp"
+#include "elf/sections.hpp"
 
 namespace condacuda::elf {
 
@@ -143,43 +144,15 @@ std::optional<FatbinSummary> read_fatbins(const ByteReader& file) {
   auto ident_data = file.u8(5);
   if (file.size() < 64 || file.u32(0) != 0x464c457fu || ident_class != elfclass64 || ident_data != elfdata2lsb)
     return std::nullopt;
-  auto shoff = file.u64(0x28);
-  auto shentsize = file.u16(0x3a);
-  auto shnum = file.u16(0x3c);
-  auto shstrndx = file.u16(0x3e);
-  FatbinSummary none;
-  if (!shoff || !shentsize || !shnum || !shstrndx || *shoff == 0 || *shnum == 0 || *shentsize < 64 ||
-      *shstrndx >= *shnum)
-    return none;
-  auto header = [&](std::uint32_t i) -> std::optional<ByteReader> {
-    return file.sub(*shoff + static_cast<std::uint64_t>(i) * *shentsize, 64);
-  };
-  auto strtab = header(*shstrndx);
-  if (!strtab) return none;
-  auto str_off = strtab->u64(0x18);
-  auto str_size = strtab->u64(0x20);
-  if (!str_off || !str_size || !file.has(*str_off, *str_size)) return none;
-  for (std::uint32_t i = 0; i < *shnum; ++i) {
-    auto h = header(i);
-    if (!h) return none;
-    auto name = h->u32(0);
-    auto type = h->u32(4);
-    auto offset = h->u64(0x18);
-    auto size = h->u64(0x20);
-    if (!name || !type || !offset || !size || *name >= *str_size) continue;
-    auto section_name = file.cstring(*str_off + *name, *str_off + *str_size);
-    if (!section_name || *section_name != ".nv_fatbin") continue;
-    constexpr std::uint32_t sht_nobits = 8;
-    auto bytes = *type == sht_nobits ? std::nullopt : file.sub(*offset, *size);
-    if (!bytes) {
-      FatbinSummary damaged;
-      damaged.has_section = true;
-      damaged.problems.push_back(".nv_fatbin section lies outside the file");
-      return damaged;
-    }
-    return read_fatbin_section(*bytes);
+  const FoundSection section = find_section(file, ".nv_fatbin");
+  if (!section.named) return FatbinSummary{};
+  if (!section.bytes) {
+    FatbinSummary damaged;
+    damaged.has_section = true;
+    damaged.problems.push_back(".nv_fatbin section lies outside the file");
+    return damaged;
   }
-  return none;
+  return read_fatbin_section(*section.bytes);
 }
 
 } // namespace condacuda::elf

@@ -5,6 +5,7 @@
 #include <gnu/libc-version.h>
 
 #include "elf/elf_object.hpp"
+#include "elf/sections.hpp"
 #include "loader/glibc_release.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
@@ -53,4 +54,20 @@ TEST_CASE("this machine's glibc, read from its files, is the one this process ru
   auto libc = sys::map_file(util::dir_name(loader) + "/libc.so.6");
   REQUIRE(libc);
   CHECK(loader::glibc_release_from_libc(libc->data) == gnu_get_libc_version());
+}
+
+TEST_CASE("libc's banner lies in its .rodata, the part searched first; a file without sections is searched whole") {
+  auto facts = sys::detect_machine();
+  auto libc = sys::map_file(util::dir_name(sys::canonical_path(facts.config.interp)) + "/libc.so.6");
+  REQUIRE(libc);
+  const elf::FoundSection rodata = elf::find_section(elf::ByteReader(libc->data), ".rodata");
+  REQUIRE(rodata.named);
+  REQUIRE(rodata.bytes);
+  CHECK(rodata.bytes->size() < libc->data.size() / 4);
+  CHECK(loader::glibc_release_from_libc(rodata.bytes->span()) == gnu_get_libc_version());
+  CHECK_FALSE(elf::find_section(elf::ByteReader(libc->data), ".no_such_section").named);
+  // Section headers cut off: no section, the whole file searched.
+  std::string cut(reinterpret_cast<const char*>(libc->data.data()), libc->data.size() - 64);
+  CHECK_FALSE(elf::find_section(elf::ByteReader(elf::bytes_from_string(cut).data), ".rodata").bytes);
+  CHECK(loader::glibc_release_from_libc(elf::bytes_from_string(cut).data) == gnu_get_libc_version());
 }
