@@ -156,11 +156,16 @@ Result<ReleaseTable> parse_release_table(std::string_view yaml_text, const std::
 }
 
 Result<ReleaseTable> embedded_release_table() {
-  auto text = util::embedded_asset("templates/releases.yml");
-  if (!text) return make_error(ErrorCode::internal, "the release table is not embedded", "templates/releases.yml");
-  auto table = parse_release_table(*text, "templates/releases.yml");
-  if (!table) return make_error(ErrorCode::internal, table.error().message, table.error().path);
-  return table;
+  // Parsed once a process (yaml-cpp takes half a millisecond on it; doctor
+  // asks once a launch context and once for GPU coverage).
+  static const Result<ReleaseTable> parsed = []() -> Result<ReleaseTable> {
+    auto text = util::embedded_asset("templates/releases.yml");
+    if (!text) return make_error(ErrorCode::internal, "the release table is not embedded", "templates/releases.yml");
+    auto table = parse_release_table(*text, "templates/releases.yml");
+    if (!table) return make_error(ErrorCode::internal, table.error().message, table.error().path);
+    return table;
+  }();
+  return parsed;
 }
 
 } // namespace condacuda::lock
