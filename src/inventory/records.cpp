@@ -35,9 +35,9 @@ std::vector<std::string> csv_fields(std::string_view line) {
 }
 } // namespace
 
-std::vector<RecordEntry> parse_record(std::string_view text) {
+std::vector<RecordEntry> parse_record(std::string_view text, bool (*keep)(std::string_view path)) {
   std::vector<RecordEntry> out;
-  out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1); // one per line, never moved
+  if (!keep) out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1); // one per line
   while (!text.empty()) {
     auto nl = text.find('\n');
     std::string_view line = util::trim(text.substr(0, nl));
@@ -47,6 +47,7 @@ std::vector<RecordEntry> parse_record(std::string_view text) {
     if (line.find('"') == std::string_view::npos) {
       // The common case, no quoting: split at the first two commas.
       auto c1 = line.find(',');
+      if (keep && !keep(line.substr(0, c1))) continue;
       e.path = std::string(line.substr(0, c1));
       if (c1 != std::string_view::npos) {
         auto rest = line.substr(c1 + 1);
@@ -56,6 +57,7 @@ std::vector<RecordEntry> parse_record(std::string_view text) {
       }
     } else {
       auto f = csv_fields(line);
+      if (keep && !keep(f[0])) continue;
       e.path = f[0];
       if (f.size() > 1) e.hash = f[1];
       if (f.size() > 2) e.size = f[2];

@@ -21,7 +21,7 @@ struct Distribution {
   std::string version;   // from METADATA "Version:"
   std::string dist_info; // the folder, relative to the prefix
   std::string site_packages; // relative to the prefix
-  std::vector<RecordEntry> files;
+  std::vector<RecordEntry> files; // RECORD's entries (an env scan keeps the shared libraries only)
   std::vector<std::string> requires_dist; // METADATA "Requires-Dist:" values, as written
 };
 
@@ -33,7 +33,9 @@ struct CondaPackage {
 };
 
 // RECORD is CSV (PEP 376/627): path,hash,size with optional double quotes.
-std::vector<RecordEntry> parse_record(std::string_view text);
+// With `keep`, only the entries whose path it accepts (the others are never
+// copied: a CUDA wheel's RECORD lists thousands of headers).
+std::vector<RecordEntry> parse_record(std::string_view text, bool (*keep)(std::string_view path) = nullptr);
 
 // METADATA is RFC 822 style: the first "Name:" and "Version:" headers, and
 // every "Requires-Dist:" value in order (continuation lines, which start

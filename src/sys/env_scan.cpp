@@ -101,7 +101,11 @@ void read_distributions(const fs::path& prefix, const std::string& site, invento
       s.warnings.push_back(d.dist_info + "/METADATA " + meta.error().message + "; name and version taken from the folder");
     }
     auto record = read_text_file((entry.path() / "RECORD").string(), read_cap::record);
-    if (record) d.files = inventory::parse_record(*record);
+    // The inventory looks up shared libraries only (inventory/inventory.cpp).
+    auto shared_library = [](std::string_view path) {
+      return inventory::looks_like_shared_library(path.substr(path.find_last_of('/') + 1));
+    };
+    if (record) d.files = inventory::parse_record(*record, shared_library);
     else if (record.error().code == ErrorCode::not_found) s.warnings.push_back(d.dist_info + ": no readable RECORD");
     else s.warnings.push_back(d.dist_info + ": no readable RECORD (it " + record.error().message + ")");
     if (d.name.empty()) {

@@ -40,6 +40,14 @@ TEST_CASE("RECORD, METADATA and conda-meta parsing") {
   CHECK(rec[0].hash == "sha256=CTOf");
   CHECK(rec[0].size == "162565256");
   CHECK(rec[1].path == "odd,name.txt");
+  // With a filter, only the entries it keeps (quoted or not) are copied.
+  auto libraries = parse_record("a/libx.so.1,sha256=AA,10\n\"b/lib,y.so\",sha256=BB,20\nc/x.h,,\n\"d,e.txt\",,\n",
+                                [](std::string_view path) { return path.find(".so") != std::string_view::npos; });
+  REQUIRE(libraries.size() == 2);
+  CHECK(libraries[0].path == "a/libx.so.1");
+  CHECK(libraries[0].hash == "sha256=AA");
+  CHECK(libraries[1].path == "b/lib,y.so");
+  CHECK(libraries[1].size == "20");
   auto meta = parse_metadata("Metadata-Version: 2.4\nName: nvidia-cusparse\nVersion: 12.6.3.3\n\nName: body\n");
   CHECK(meta.name == "nvidia-cusparse");
   CHECK(meta.version == "12.6.3.3");
