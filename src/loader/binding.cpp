@@ -93,16 +93,24 @@ Simulator::Lookup Simulator::lookup(const Process& p, int referrer, const elf::S
   return Lookup{};
 }
 
-Simulator::Cached Simulator::lookup_stable(const Process& p, int referrer, std::uint32_t index, const elf::Symbol& ref,
-                                           const VersionRef* version, std::uint64_t global_fingerprint) {
+const std::vector<Simulator::StableMiss>& Simulator::stable_misses(const Process& p, int referrer, std::uint64_t global) {
   const LoadedObject& obj = p.objects[static_cast<std::size_t>(referrer)];
-  BindKey key{obj.elf.get(), index, global_fingerprint};
-  auto it = bind_cache_.find(key);
-  if (it != bind_cache_.end()) return it->second;
-  Lookup found = lookup(p, referrer, ref, version, 0, obj.stable_scopes);
-  Cached result = found.assertion ? Cached::assertion : found.object >= 0 ? Cached::found : Cached::not_found;
-  bind_cache_.emplace(key, result);
-  return result;
+  const MissKey key{obj.elf.get(), global};
+  if (auto it = stable_misses_.find(key); it != stable_misses_.end()) return it->second;
+  const auto& versions = versions_of(*obj.elf);
+  std::vector<StableMiss> misses;
+  for (std::uint32_t index : obj.elf->undefined_symbols()) {
+    auto sym = obj.elf->symbol(index);
+    if (!sym || sym->bind == elf::stb_weak) continue; // weak references never fail (E7)
+    if (sym->visibility == elf::stv_hidden || sym->visibility == elf::stv_internal) continue;
+    const VersionRef* version = nullptr;
+    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
+      version = &versions[sym->version];
+    Lookup found = lookup(p, referrer, *sym, version, 0, obj.stable_scopes);
+    if (found.assertion) misses.push_back({index, true});
+    else if (found.object < 0) misses.push_back({index, false});
+  }
+  return stable_misses_.emplace(key, std::move(misses)).first->second;
 }
 
 Simulator::BoundSymbol Simulator::resolve(const Process& process, int referrer, std::string_view name) {
@@ -200,21 +208,18 @@ std::vector<UnboundReference> Simulator::unbound_references(const Process& p, in
   const LoadedObject& obj = p.objects[static_cast<std::size_t>(object)];
   const auto& versions = versions_of(*obj.elf);
   std::vector<UnboundReference> out;
-  for (std::uint32_t index : obj.elf->undefined_symbols()) {
-    auto sym = obj.elf->symbol(index);
-    if (!sym || sym->bind == elf::stb_weak) continue; // weak references never fail (E7)
-    if (sym->visibility == elf::stv_hidden || sym->visibility == elf::stv_internal) continue;
+  // What the root-independent scopes left unbound is looked up in the rest.
+  for (const StableMiss& miss : stable_misses(p, object, global)) {
+    auto sym = obj.elf->symbol(miss.index);
     const VersionRef* version = nullptr;
     if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
       version = &versions[sym->version];
-    Cached stable = lookup_stable(p, object, index, *sym, version, global);
-    if (stable == Cached::found) continue;
-    if (stable == Cached::assertion) {
-      out.push_back({index, *sym, version, true, false});
+    if (miss.assertion) {
+      out.push_back({miss.index, *sym, version, true, false});
       continue;
     }
     Lookup found = lookup(p, object, *sym, version, obj.stable_scopes);
-    if (found.object < 0 || found.assertion) out.push_back({index, *sym, version, found.assertion, false});
+    if (found.object < 0 || found.assertion) out.push_back({miss.index, *sym, version, found.assertion, false});
   }
   return out;
 }

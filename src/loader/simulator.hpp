@@ -133,9 +133,13 @@ private:
   // Searches the referrer's scope lists [first, last).
   Lookup lookup(const Process& p, int referrer, const elf::Symbol& ref, const VersionRef* version,
                 std::size_t first = 0, std::size_t last = static_cast<std::size_t>(-1));
-  enum class Cached : std::uint8_t { found, not_found, assertion };
-  Cached lookup_stable(const Process& p, int referrer, std::uint32_t index, const elf::Symbol& ref,
-                       const VersionRef* version, std::uint64_t global_fingerprint);
+  // A reference of an object that no definition in its root-independent
+  // scope lists satisfies (or that fails check_match's assertion there).
+  struct StableMiss {
+    std::uint32_t index;
+    bool assertion;
+  };
+  const std::vector<StableMiss>& stable_misses(const Process& p, int referrer, std::uint64_t global_fingerprint);
   bool do_lookup(const LoadedObject& obj, const elf::HashedName& name, const VersionRef* version, bool& assertion,
                  std::uint16_t& found_version);
 
@@ -146,21 +150,20 @@ private:
   CacheLookupConfig cache_config_;
   std::unordered_map<std::string, std::vector<SearchDir>> path_cache_;
   std::unordered_map<const elf::ElfObject*, std::vector<VersionRef>> versions_;
-  // Binding results in the root-independent scope lists, per (referrer file,
-  // symbol index, global scope fingerprint): doctor binds the same library
-  // for many roots.
-  struct BindKey {
+  // The references each file leaves unbound in its root-independent scope
+  // lists, per (referrer file, global scope fingerprint): doctor binds the
+  // same library for many roots, and most references bind there.
+  struct MissKey {
     const elf::ElfObject* elf;
-    std::uint32_t index;
     std::uint64_t global;
-    bool operator==(const BindKey&) const = default;
+    bool operator==(const MissKey&) const = default;
   };
-  struct BindKeyHash {
-    std::size_t operator()(const BindKey& k) const {
-      return std::hash<const void*>()(k.elf) ^ (std::hash<std::uint64_t>()(k.global) * 31) ^ (k.index * 0x9e3779b97f4a7c15ull);
+  struct MissKeyHash {
+    std::size_t operator()(const MissKey& k) const {
+      return std::hash<const void*>()(k.elf) ^ (std::hash<std::uint64_t>()(k.global) * 0x9e3779b97f4a7c15ull);
     }
   };
-  std::unordered_map<BindKey, Cached, BindKeyHash> bind_cache_;
+  std::unordered_map<MissKey, std::vector<StableMiss>, MissKeyHash> stable_misses_;
 };
 
 } // namespace condacuda::loader
