@@ -15,7 +15,7 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
   auto snapshot = sys::scan_env(env.prefix);
   if (!snapshot) return snapshot.error();
   for (const auto& f : snapshot->shared_objects)
-    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
+    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf);
   in.inventory = inventory::build_inventory(*snapshot);
   in.inventory.pinned = state.pinned();
   in.config = sys::detect_machine().config;

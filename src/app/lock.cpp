@@ -34,7 +34,7 @@ Result<LockedEnv> lock_env(const LockEnvOptions& options) {
   if (!snapshot) return as_bad_input(snapshot.error());
   sys::DiskFileView& files = sys::process_file_view();
   for (const auto& f : snapshot->shared_objects)
-    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf->bytes());
+    if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf);
   inventory::Inventory inv = inventory::build_inventory(*snapshot);
   LockedEnv out;
   out.warnings = inv.warnings;

@@ -80,6 +80,13 @@ Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool 
   return std::shared_ptr<const ElfObject>(std::move(obj));
 }
 
+Result<std::shared_ptr<const ElfObject>> ElfObject::with_symbols(const ElfObject& parsed) {
+  std::shared_ptr<ElfObject> obj(new ElfObject(parsed));
+  if (obj->has_dynamic_ && !obj->symbols_loaded_)
+    if (auto s = obj->parse_symbols(); !s) return s.error();
+  return std::shared_ptr<const ElfObject>(std::move(obj));
+}
+
 Status ElfObject::parse_headers() {
   const ByteReader& r = reader_;
   if (r.size() < ehdr_size) return corrupt("file too short for an ELF header (" + std::to_string(r.size()) + " bytes)");

@@ -125,6 +125,9 @@ public:
   // true also the symbol and version tables. Errors name the problem; the
   // caller adds the path.
   static Result<std::shared_ptr<const ElfObject>> parse(FileBytes bytes, bool with_symbols = true);
+  // `parsed` with its symbol and version tables: what it read already (the
+  // headers, the dynamic section) taken as it is, not read again.
+  static Result<std::shared_ptr<const ElfObject>> with_symbols(const ElfObject& parsed);
 
   // The bytes this object reads (to parse them again with symbols, say).
   const FileBytes& bytes() const { return bytes_; }

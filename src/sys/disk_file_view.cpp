@@ -47,14 +47,15 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
     } else {
       int err = 0;
       auto adopted = adopted_.find(absolute_path);
-      Result<elf::FileBytes> bytes = adopted != adopted_.end() ? Result<elf::FileBytes>(adopted->second)
+      Result<elf::FileBytes> bytes = adopted != adopted_.end() ? Result<elf::FileBytes>(adopted->second->bytes())
                                                                 : map_file(absolute_path, &err);
       if (!bytes) {
         p.open_errno = err ? err : EIO;
       } else {
         p.header = elf::verify_header(bytes->data, machine_);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
-          auto parsed = elf::ElfObject::parse(*bytes, true);
+          auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second)
+                                                  : elf::ElfObject::parse(*bytes, true);
           if (parsed) p.elf = *parsed;
           else p.parse_error = parsed.error().message;
         }
@@ -91,8 +92,8 @@ std::optional<elf::FileBytes> DiskFileView::patched_bytes(const std::string& abs
   return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size)};
 }
 
-void DiskFileView::adopt(const std::string& absolute_path, const elf::FileBytes& bytes) {
-  adopted_.emplace(absolute_path, bytes);
+void DiskFileView::adopt(const std::string& absolute_path, std::shared_ptr<const elf::ElfObject> parsed) {
+  if (parsed) adopted_.emplace(absolute_path, std::move(parsed));
 }
 
 DiskFileView& process_file_view() {

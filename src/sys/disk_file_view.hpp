@@ -28,9 +28,10 @@ public:
   // no longer leads to `file` (another inode or size) or a patch is out of range.
   std::optional<elf::FileBytes> patched_bytes(const std::string& absolute_path, const loader::OpenedFile& file,
                                               const std::vector<elf::BytePatch>& patches) override;
-  // Reuse a mapping another reader already made of this path (env_scan):
-  // the file is not mapped twice and its header pages are already in.
-  void adopt(const std::string& absolute_path, const elf::FileBytes& bytes);
+  // Reuse what another reader already made of this path (env_scan's map and
+  // parse without symbols): the file is not mapped twice, its header pages
+  // are already in, and only its symbol tables are read when it is opened.
+  void adopt(const std::string& absolute_path, std::shared_ptr<const elf::ElfObject> parsed);
   // Files opened from now on take their load check from `source` when it has
   // one for the file as it is (nullptr: none). The source must outlive its use.
   void use_load_checks(LoadCheckSource* source) { load_checks_ = source; }
@@ -50,7 +51,7 @@ private:
   };
   std::unordered_map<std::pair<std::uint64_t, std::uint64_t>, const loader::OpenedFile*, InodeHash> by_inode_;
   std::unordered_map<std::string, bool> directories_;
-  std::unordered_map<std::string, elf::FileBytes> adopted_;
+  std::unordered_map<std::string, std::shared_ptr<const elf::ElfObject>> adopted_;
   std::unordered_map<std::string, std::string> real_paths_;
   std::unordered_map<std::string, FileKey> keys_; // regular files opened, as stat saw them
   LoadCheckSource* load_checks_ = nullptr;
