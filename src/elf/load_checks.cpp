@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -606,8 +607,8 @@ private:
           const std::uint64_t n = std::min(table_piece_entries, count - first);
           const std::byte* entries = table->data() + 24 * first;
           if (tables_ && count >= table_piece_entries / 4) {
-            piece_.resize(24 * n);
-            if (tables_->copy(at + 24 * first, piece_)) entries = piece_.data();
+            if (!piece_) piece_.reset(new std::byte[24 * table_piece_entries]); // not zeroed: copied over
+            if (tables_->copy(at + 24 * first, std::span<std::byte>(piece_.get(), 24 * n))) entries = piece_.get();
           }
           if (auto c = relocate_piece(start, first, n, relative, entries); !c.ok()) return c;
         }
@@ -815,7 +816,7 @@ private:
   std::uint64_t p_align_max_ = 0;
   int glibc_minor_ = 36;
   const TableSource* tables_ = nullptr;
-  std::vector<std::byte> piece_; // the piece of a table copied from tables_
+  std::unique_ptr<std::byte[]> piece_; // the piece of a table copied from tables_
   std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
   std::optional<std::uint64_t> phdr_; // PT_PHDR's address
   std::uint16_t phnum_ = 0;
