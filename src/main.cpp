@@ -29,7 +29,11 @@ void prepare_heap() {
   void* const top = sbrk(0);
   void* volatile grow = std::malloc(prefaulted); // one step more heap (volatile: the pair is not elided)
   std::free(grow);                               // kept as the top of the heap: nothing is trimmed
-  if (top != reinterpret_cast<void*>(-1) && static_cast<char*>(sbrk(0)) - static_cast<char*>(top) >= static_cast<long>(prefaulted))
+  // Back to glibc's default pad: a thread's arena would otherwise commit a
+  // whole step of memory each time it grows (mallopt(3), M_TOP_PAD).
+  mallopt(M_TOP_PAD, 128 * 1024);
+  const auto start = reinterpret_cast<std::uintptr_t>(top), end = reinterpret_cast<std::uintptr_t>(sbrk(0));
+  if (top != reinterpret_cast<void*>(-1) && end >= start + prefaulted)
     madvise(top, prefaulted, MADV_POPULATE_WRITE); // an optimisation: failure changes nothing
 }
 } // namespace

@@ -22,10 +22,17 @@
 
 namespace condacuda::elf {
 
-// Bytes plus whatever keeps them alive (an mmap, a vector).
+// Bytes plus whatever keeps them alive (an mmap, a vector), and, for a map
+// of a file, which file it was (device and inode as fstat(2) gave them on the
+// descriptor mapped; zero when the bytes come from memory).
+struct FileIdentity {
+  std::uint64_t dev = 0, ino = 0;
+  bool known() const { return dev != 0 || ino != 0; }
+};
 struct FileBytes {
   std::shared_ptr<const void> owner;
   std::span<const std::byte> data;
+  FileIdentity source{};
 };
 FileBytes bytes_from_vector(std::vector<std::byte> v);
 FileBytes bytes_from_string(std::string_view s);

@@ -27,6 +27,7 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
   if (it != cache_.end()) return it->second;
   loader::OpenedFile p;
   struct stat st {};
+  bool replaced = false;
   if (::stat(absolute_path.c_str(), &st) != 0) {
     p.open_errno = errno;
   } else {
@@ -52,6 +53,15 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
       if (!bytes) {
         p.open_errno = err ? err : EIO;
       } else {
+        if (bytes->source.known() && (bytes->source.dev != p.dev || bytes->source.ino != p.ino)) {
+          // Replaced between the stat and the map (or since the scan mapped
+          // it): these bytes are another file's, so they are described by its
+          // identity, and neither looked up in nor stored to the cache under
+          // the stat's key.
+          p.dev = bytes->source.dev;
+          p.ino = bytes->source.ino;
+          replaced = true;
+        }
         p.header = elf::verify_header(bytes->data, machine_);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
           auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second)
@@ -62,7 +72,7 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
       }
     }
   }
-  if (S_ISREG(st.st_mode) && p.opened()) {
+  if (S_ISREG(st.st_mode) && p.opened() && !replaced) {
     keys_.emplace(absolute_path, key_of(st));
     if (p.elf && !p.load && load_checks_) p.load = load_checks_->find(absolute_path, key_of(st));
   }

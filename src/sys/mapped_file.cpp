@@ -45,7 +45,8 @@ Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
     return errno_error(e, "cannot map", path);
   }
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size)};
+  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
+                        {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
 }
 
 namespace {

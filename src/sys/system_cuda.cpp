@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <dirent.h>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include "inventory/components.hpp"
@@ -18,18 +19,14 @@ namespace {
 // holds thousands of entries (std::filesystem's iterator took a millisecond
 // on /usr/lib/x86_64-linux-gnu's 1,200, a twentieth of a repeated doctor run).
 bool holds_cuda_library(const fs::path& dir) {
-  DIR* d = ::opendir(dir.c_str());
+  // Owned by a unique_ptr: closed however the loop is left.
+  const std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
   if (!d) return false;
-  bool found = false;
-  while (const dirent* e = ::readdir(d)) {
+  while (const dirent* e = ::readdir(d.get())) {
     const std::string_view name(e->d_name);
-    if (inventory::looks_like_shared_library(name) && inventory::classify_library(name)) {
-      found = true;
-      break;
-    }
+    if (inventory::looks_like_shared_library(name) && inventory::classify_library(name)) return true;
   }
-  ::closedir(d);
-  return found;
+  return false;
 }
 
 std::vector<fs::path> children(const fs::path& dir, const std::string& prefix) {

@@ -26,6 +26,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
+#include "elf/load_checks.hpp"
 #include "loader/ld_so_cache.hpp"
 #include "support/fixture.hpp"
 #include "sys/env_scan.hpp"
@@ -421,6 +422,45 @@ TEST_CASE("map_file: a directory, an empty file, a FIFO, a symlink loop, an unre
     CHECK(err == EACCES);
     CHECK(r.error().path == path);
   }
+}
+
+TEST_CASE("a file replaced after the scan mapped it: described by the bytes read, never cached under the new file's key") {
+  fixture::TempDir dir("replaced");
+  fixture::shared_library(dir / "a.so", "int a(void) { return 1; }\n", {"-Wl,-soname,libcufft.so.11"});
+  fixture::shared_library(dir / "b.so", "int b(void) { return 2; }\nint c(void) { return 3; }\n", {"-Wl,-soname,libcufft.so.11"});
+  const std::string path = dir / "libcufft.so.11";
+  std::filesystem::copy_file(dir / "a.so", path);
+  auto bytes = sys::map_file(path);
+  REQUIRE(bytes.ok());
+  struct stat first {};
+  REQUIRE(::stat(path.c_str(), &first) == 0);
+  CHECK(bytes->source.dev == static_cast<std::uint64_t>(first.st_dev)); // the map knows its file
+  CHECK(bytes->source.ino == static_cast<std::uint64_t>(first.st_ino));
+  auto scanned = ElfObject::parse(*bytes, false);
+  REQUIRE(scanned.ok());
+  std::filesystem::rename(dir / "b.so", path); // another inode under the same name
+  struct stat second {};
+  REQUIRE(::stat(path.c_str(), &second) == 0);
+  REQUIRE(second.st_ino != first.st_ino);
+
+  sys::DiskFileView view(elf::em_x86_64);
+  view.adopt(path, *scanned);
+  const auto& opened = view.open_verify(path);
+  REQUIRE(opened.elf);
+  CHECK(opened.elf->bytes().data.data() == bytes->data.data()); // the scan's bytes, not mapped again
+  CHECK(opened.ino == static_cast<std::uint64_t>(first.st_ino)); // named by the file they came from
+  opened.load = elf::check_load(opened.elf->bytes().data, elf::em_x86_64);
+  int kept = 0;
+  view.each_load_check([&](const std::string&, const sys::FileKey&, const elf::LoadCheck&) { ++kept; });
+  CHECK(kept == 0); // its check would be stored under the new file's stat key: it is not
+
+  sys::DiskFileView fresh(elf::em_x86_64); // no adopted bytes: a map of the file as it is now
+  const auto& now = fresh.open_verify(path);
+  REQUIRE(now.elf);
+  CHECK(now.ino == static_cast<std::uint64_t>(second.st_ino));
+  now.load = elf::check_load(now.elf->bytes().data, elf::em_x86_64);
+  fresh.each_load_check([&](const std::string&, const sys::FileKey&, const elf::LoadCheck&) { ++kept; });
+  CHECK(kept == 1);
 }
 
 TEST_CASE("scan_env over hostile files named like CUDA libraries terminates and names each problem") {
