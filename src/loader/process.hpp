@@ -44,6 +44,29 @@ struct Candidate {
 };
 const char* to_string(Candidate::Outcome outcome);
 
+// The paths one search tried, in order, shared and never changed: every
+// requester that asks for the same name in the same scope tried the same
+// paths (the simulator memoises the search), so its edges share one list.
+class CandidateList {
+public:
+  CandidateList() = default;
+  explicit CandidateList(std::vector<Candidate> tried)
+      : list_(tried.empty() ? nullptr : std::make_shared<const std::vector<Candidate>>(std::move(tried))) {}
+  const std::vector<Candidate>& all() const { return list_ ? *list_ : none(); }
+  auto begin() const { return all().begin(); }
+  auto end() const { return all().end(); }
+  std::size_t size() const { return all().size(); }
+  bool empty() const { return all().empty(); }
+  const Candidate& operator[](std::size_t i) const { return all()[i]; }
+
+private:
+  static const std::vector<Candidate>& none() {
+    static const std::vector<Candidate> empty;
+    return empty;
+  }
+  std::shared_ptr<const std::vector<Candidate>> list_;
+};
+
 // One loaded object (struct link_map).
 struct LoadedObject {
   std::string name;                 // l_name: the path it was opened as ("" for the executable)
@@ -92,7 +115,7 @@ struct Edge {
   FoundVia via = FoundVia::not_found;
   std::string dir;     // the search directory that matched
   std::string element; // the list element as written (e.g. the LD_LIBRARY_PATH entry)
-  std::vector<Candidate> tried;
+  CandidateList tried;
 };
 
 enum class ErrorKind {

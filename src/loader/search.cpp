@@ -173,19 +173,21 @@ std::string Simulator::search_key(const Process& p, int requester, const std::st
 }
 
 std::optional<LoadError> Simulator::search(Process& p, int requester, const std::string& name, SearchHit& hit,
-                                           std::vector<Candidate>& tried, bool& other_class, int& last_errno) {
+                                           CandidateList& tried, bool& other_class, int& last_errno) {
   // Doctor asks the same question for every root (libm for each CUDA
   // library...): answers are memoised, the files do not change during a run.
   std::string key = search_key(p, requester, name);
   auto it = search_memo_.find(key);
   if (it == search_memo_.end()) {
     SearchMemo memo;
-    memo.fatal = search_uncached(p, requester, name, memo.hit, memo.tried, memo.other_class, memo.last_errno);
+    std::vector<Candidate> paths;
+    memo.fatal = search_uncached(p, requester, name, memo.hit, paths, memo.other_class, memo.last_errno);
+    memo.tried = CandidateList(std::move(paths));
     it = search_memo_.emplace(std::move(key), std::move(memo)).first;
   }
   const SearchMemo& memo = it->second;
   hit = memo.hit;
-  tried.insert(tried.end(), memo.tried.begin(), memo.tried.end());
+  tried = memo.tried;
   other_class = other_class || memo.other_class;
   if (memo.last_errno) last_errno = memo.last_errno;
   return memo.fatal;
@@ -307,7 +309,9 @@ Simulator::MapResult Simulator::map_object(Process& p, int requester, const std:
     std::string realname = requester >= 0 ? expand_dst(name, dst_values(p, requester)) : name;
     std::optional<LoadError> fatal;
     if (!realname.empty()) {
-      auto outcome = try_candidate(realname, FoundVia::direct_path, r.tried, other_class, last_errno, fatal);
+      std::vector<Candidate> tried;
+      auto outcome = try_candidate(realname, FoundVia::direct_path, tried, other_class, last_errno, fatal);
+      r.tried = CandidateList(std::move(tried));
       if (outcome == Candidate::Outcome::accepted) hit = SearchHit{realname, "", "", FoundVia::direct_path};
     }
     if (fatal) {

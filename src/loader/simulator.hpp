@@ -71,7 +71,7 @@ private:
     int object = -1;
     FoundVia via = FoundVia::not_found;
     std::string dir, element;
-    std::vector<Candidate> tried;
+    CandidateList tried;
     std::optional<LoadError> error;
   };
   struct SearchHit {
@@ -85,13 +85,13 @@ private:
                        bool callmap = false);
   int find_loaded(Process& p, const std::string& name) const;
   std::optional<LoadError> search(Process& p, int requester, const std::string& name, SearchHit& hit,
-                                  std::vector<Candidate>& tried, bool& other_class, int& last_errno);
+                                  CandidateList& tried, bool& other_class, int& last_errno);
   std::optional<LoadError> search_uncached(Process& p, int requester, const std::string& name, SearchHit& hit,
                                            std::vector<Candidate>& tried, bool& other_class, int& last_errno);
   std::string search_key(const Process& p, int requester, const std::string& name) const;
   struct SearchMemo {
     SearchHit hit;
-    std::vector<Candidate> tried;
+    CandidateList tried;
     bool other_class = false;
     int last_errno = 0;
     std::optional<LoadError> fatal;

@@ -1,5 +1,6 @@
 #include "sys/mapped_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -68,20 +69,30 @@ Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std
   if (std::uint64_t(st.st_size) > max_bytes)
     return make_error(ErrorCode::corrupt, "is " + std::to_string(st.st_size) + " bytes, more than the " +
                                               std::to_string(max_bytes) + " condacuda reads of such a file", shown);
+  // Read straight into the string, sized for what fstat reported plus one
+  // byte (to see the end of a file that has not grown): no bounce buffer, no
+  // regrowth for a 200 KiB RECORD. A file that grows while read (or a /proc
+  // file, size 0) makes it grow, up to the cap.
   std::string out;
-  char buf[65536];
+  std::size_t used = 0;
+  out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t(st.st_size), max_bytes)) + 1);
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (used == out.size()) {
+      if (out.size() > max_bytes)
+        return make_error(ErrorCode::corrupt, "holds more than the " + std::to_string(max_bytes) +
+                                                  " bytes condacuda reads of such a file", shown);
+      out.resize(std::min<std::uint64_t>(std::max<std::size_t>(out.size() * 2, 4096), max_bytes + 1));
+    }
+    ssize_t n = ::read(fd, out.data() + used, out.size() - used);
     if (n < 0) {
       if (errno == EINTR) continue;
       return errno_error(errno, "cannot read", shown);
     }
-    if (n == 0) return out;
-    out.append(buf, static_cast<std::size_t>(n));
-    // /proc files report size 0; a file that grows while read is cut off here.
-    if (out.size() > max_bytes)
-      return make_error(ErrorCode::corrupt, "holds more than the " + std::to_string(max_bytes) +
-                                                " bytes condacuda reads of such a file", shown);
+    if (n == 0) {
+      out.resize(used);
+      return out;
+    }
+    used += static_cast<std::size_t>(n);
   }
 }
 
