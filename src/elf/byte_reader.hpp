@@ -33,6 +33,17 @@ public:
   std::optional<std::int32_t> i32(std::uint64_t offset) const { return read<std::int32_t>(offset); }
   std::optional<std::int64_t> i64(std::uint64_t offset) const { return read<std::int64_t>(offset); }
 
+  // Whether cstring(offset, limit) would be `text`, decided in place: the
+  // bytes of `text` then a NUL, all before `limit`, without measuring the
+  // string first (a lookup compares many names that differ early).
+  bool cstring_equals(std::uint64_t offset, std::uint64_t limit, std::string_view text) const {
+    if (limit > data_.size()) limit = data_.size();
+    if (offset >= limit || limit - offset < text.size() + 1) return false;
+    const char* start = reinterpret_cast<const char*>(data_.data()) + offset;
+    return start[text.size()] == '\0' && std::memcmp(start, text.data(), text.size()) == 0 &&
+           std::memchr(text.data(), 0, text.size()) == nullptr; // a NUL inside `text` ends cstring's string before it
+  }
+
   // A NUL-terminated string starting at offset that must end before `limit`
   // (an exclusive bound, e.g. the end of the string table). nullopt when the
   // start is out of range or no NUL occurs before the limit.

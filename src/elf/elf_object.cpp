@@ -189,6 +189,13 @@ std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
   return reader_.cstring(strtab_offset_ + offset, strtab_end_);
 }
 
+bool ElfObject::symbol_named(std::uint32_t index, std::string_view name) const {
+  if (index >= symbol_count_) return false;
+  auto name_off = reader_.u32(symtab_offset_ + static_cast<std::uint64_t>(index) * sym_size);
+  if (!name_off || *name_off >= strtab_end_ - strtab_offset_) return false;
+  return reader_.cstring_equals(strtab_offset_ + *name_off, strtab_end_, name);
+}
+
 std::vector<std::uint64_t> ElfObject::dynamic_entry_offsets(std::int64_t tag) const {
   std::vector<std::uint64_t> out;
   for (const DynEntry& e : dyn_entries_)

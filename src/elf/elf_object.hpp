@@ -169,8 +169,9 @@ public:
   template <class F>
   void for_each_named(const HashedName& name, F&& f) const {
     auto visit = [&](std::uint32_t i) {
+      if (!symbol_named(i, name.name())) return true; // most candidates differ: no string measured for them
       auto s = symbol(i);
-      if (!s || s->name != name.name()) return true;
+      if (!s) return true;
       return f(i, *s);
     };
     lookup_candidates(name, FunctionRef(visit));
@@ -205,6 +206,10 @@ private:
   Status parse_verneeds(std::uint64_t offset, std::uint64_t count);
   std::optional<std::uint64_t> vaddr_to_offset(std::uint64_t vaddr) const;
   std::optional<std::string_view> dynstr(std::uint64_t offset) const;
+  // Whether symbol `index` is called `name`: what dynstr(st_name) == name
+  // says, compared in place (the name's bytes, then its NUL) without
+  // measuring the string first.
+  bool symbol_named(std::uint32_t index, std::string_view name) const;
   std::optional<std::uint32_t> count_symbols() const;
   std::optional<std::uint32_t> count_from_gnu_hash(std::uint64_t offset) const;
   std::optional<std::uint32_t> count_from_section_headers() const;

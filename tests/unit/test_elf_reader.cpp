@@ -1352,3 +1352,20 @@ TEST_CASE("RetagHasher: the digests of a file and of it retagged, from pieces of
   CHECK_FALSE(elf::apply_patches(original, {{original.size() - 4, "12345678"}}).ok());
   CHECK_FALSE(elf::retag_patches(*pinned, elf::pin_edit(offsets)).ok());
 }
+
+TEST_CASE("ByteReader::cstring_equals says what cstring(...) == text says, at every offset, limit and text") {
+  using condacuda::elf::ByteReader;
+  const char bytes[] = "abc\0ab\0\0xyz"; // 12 bytes and a final NUL: "abc", "ab", "", "xyz"
+  const ByteReader r(bytes, sizeof bytes - 1); // the last string has no NUL inside the data
+  const std::vector<std::string> texts = {"", "a", "ab", "abc", "abcd", "b", "bc", "xyz", "yz", std::string("ab\0", 3)};
+  int compared = 0;
+  for (std::uint64_t offset = 0; offset <= sizeof bytes; ++offset)
+    for (std::uint64_t limit = 0; limit <= sizeof bytes + 1; ++limit)
+      for (const auto& text : texts) {
+        auto s = r.cstring(offset, limit);
+        CHECK_MESSAGE(r.cstring_equals(offset, limit, text) == (s && *s == text),
+                      "offset " << offset << " limit " << limit << " text '" << text << "'");
+        ++compared;
+      }
+  CHECK(compared > 1000);
+}
