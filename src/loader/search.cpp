@@ -162,9 +162,9 @@ std::string Simulator::search_key(const Process& p, int requester, const std::st
     key += o.origin.value_or("?");
     if (o.elf) {
       const auto& dyn = o.elf->dynamic();
-      key += dyn.runpath ? "R" + std::string(*dyn.runpath) : "";
-      key += dyn.rpath ? "P" + std::string(*dyn.rpath) : "";
-      key += (dyn.flags_1 & elf::df_1_nodeflib) ? "N" : "";
+      if (dyn.runpath) key.append("R").append(*dyn.runpath);
+      if (dyn.rpath) key.append("P").append(*dyn.rpath);
+      if (dyn.flags_1 & elf::df_1_nodeflib) key += 'N';
     }
   };
   for (int l = requester; l >= 0; l = p.objects[static_cast<std::size_t>(l)].loader) paths(l);

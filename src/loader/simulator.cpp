@@ -279,6 +279,9 @@ LoadReport Simulator::start_synthetic(Process& p, const std::vector<std::string>
 }
 
 LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
+  // Room for a CUDA library's whole closure (a few dozen objects): moved
+  // LoadedObjects are not reallocated again and again as it grows.
+  p.objects.reserve(64);
   // ld.so itself is loaded from the start, under its PT_INTERP path and soname.
   const OpenedFile& interp = files_.open_verify(config_.interp);
   if (interp.elf) {
