@@ -192,8 +192,9 @@ std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
 bool ElfObject::symbol_named(std::uint32_t index, std::string_view name) const {
   if (index >= symbol_count_) return false;
   auto name_off = reader_.u32(symtab_offset_ + static_cast<std::uint64_t>(index) * sym_size);
-  if (!name_off || *name_off >= strtab_end_ - strtab_offset_) return false;
-  return reader_.cstring_equals(strtab_offset_ + *name_off, strtab_end_, name);
+  // cstring_equals checks the same bounds as dynstr's cstring (an offset past
+  // the table is no name).
+  return name_off && reader_.cstring_equals(strtab_offset_ + *name_off, strtab_end_, name);
 }
 
 std::vector<std::uint64_t> ElfObject::dynamic_entry_offsets(std::int64_t tag) const {

@@ -28,6 +28,7 @@ namespace condacuda::elf {
 struct FileIdentity {
   std::uint64_t dev = 0, ino = 0;
   bool known() const { return dev != 0 || ino != 0; }
+  bool operator==(const FileIdentity&) const = default;
 };
 struct FileBytes {
   std::shared_ptr<const void> owner;

@@ -53,7 +53,7 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
       if (!bytes) {
         p.open_errno = err ? err : EIO;
       } else {
-        if (bytes->source.known() && (bytes->source.dev != p.dev || bytes->source.ino != p.ino)) {
+        if (bytes->source.known() && bytes->source != elf::FileIdentity{p.dev, p.ino}) {
           // Replaced between the stat and the map (or since the scan mapped
           // it): these bytes are another file's, so they are described by its
           // identity, and neither looked up in nor stored to the cache under
@@ -88,18 +88,15 @@ std::optional<elf::FileBytes> DiskFileView::patched_bytes(const std::string& abs
   const std::size_t size = file.elf->bytes().data.size();
   for (const auto& p : patches)
     if (p.offset > size || size - p.offset < p.bytes.size()) return std::nullopt;
-  Fd f(::open(absolute_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  struct stat st {};
-  if (!f.valid() || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_dev) != file.dev ||
-      static_cast<std::uint64_t>(st.st_ino) != file.ino || static_cast<std::uint64_t>(st.st_size) != size || size == 0)
-    return std::nullopt;
+  const Fd f = size == 0 ? Fd() : reopen_mapped(absolute_path, file.elf->bytes());
+  if (!f.valid()) return std::nullopt;
   // MAP_PRIVATE and writable: a write copies its page, never reaches the file.
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, f.get(), 0);
   if (p == MAP_FAILED) return std::nullopt;
   for (const auto& patch : patches) std::memcpy(static_cast<char*>(p) + patch.offset, patch.bytes.data(), patch.bytes.size());
   ::mprotect(p, size, PROT_READ);
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size)};
+  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size), file.elf->bytes().source};
 }
 
 void DiskFileView::adopt(const std::string& absolute_path, std::shared_ptr<const elf::ElfObject> parsed) {

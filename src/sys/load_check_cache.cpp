@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "elf/load_checks.hpp"
+#include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
 #include "util/path.hpp"
 #include "util/sha256.hpp"
@@ -92,9 +93,8 @@ struct Work {
 
 // The relocation tables of a file read with pread(2) from the file itself
 // (elf::TableSource): the same bytes as its map, as long as the path still
-// leads to the very file that was mapped (the device and inode fstat gave on
-// the mapped descriptor, and its size); opened once, on the first table
-// large enough to be read this way. Bytes of unknown origin are never read so.
+// leads to the very file that was mapped (reopen_mapped); opened once, on the
+// first table large enough to be read this way.
 class FileTables final : public elf::TableSource {
 public:
   FileTables(const std::string& path, const loader::OpenedFile& file) : path_(path), file_(file) {}
@@ -113,15 +113,7 @@ public:
 private:
   void open_once() const {
     opened_ = true;
-    // O_NONBLOCK: a FIFO put in the file's place never blocks the open.
-    Fd f(::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-    struct stat st {};
-    const elf::FileBytes& mapped = file_.elf->bytes();
-    if (mapped.source.known() && f.valid() && ::fstat(f.get(), &st) == 0 && S_ISREG(st.st_mode) &&
-        static_cast<std::uint64_t>(st.st_dev) == mapped.source.dev &&
-        static_cast<std::uint64_t>(st.st_ino) == mapped.source.ino &&
-        static_cast<std::uint64_t>(st.st_size) == mapped.data.size())
-      fd_ = std::move(f);
+    fd_ = reopen_mapped(path_, file_.elf->bytes());
   }
   const std::string& path_;
   const loader::OpenedFile& file_;

@@ -47,7 +47,18 @@ Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
   }
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
   return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
-                        {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
+                        elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
+}
+
+Fd reopen_mapped(const std::string& path, const elf::FileBytes& mapped) {
+  if (!mapped.source.known()) return Fd();
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  struct stat st {};
+  if (!f.valid() || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+      elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)} != mapped.source ||
+      static_cast<std::uint64_t>(st.st_size) != mapped.data.size())
+    return Fd();
+  return f;
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "elf/elf_object.hpp"
+#include "sys/posix.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::sys {
@@ -12,6 +13,12 @@ namespace condacuda::sys {
 // Maps the whole file read-only. Errors carry the path and strerror text; when
 // errno_out is given it receives the errno (callers that mimic ld.so need it).
 Result<elf::FileBytes> map_file(const std::string& path, int* errno_out = nullptr);
+
+// The file `mapped` came from, opened again through `path` (O_NONBLOCK: a
+// FIFO put in its place never blocks): a valid Fd only while the path still
+// leads to that very file, a regular file of the same device, inode and
+// size. Bytes of unknown origin (not a map_file map) are never reopened.
+Fd reopen_mapped(const std::string& path, const elf::FileBytes& mapped);
 
 // How much condacuda reads of each kind of text file, at most (README
 // "Limits"); a larger file is refused with a message saying so. An env is
