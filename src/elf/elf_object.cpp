@@ -22,7 +22,43 @@ constexpr std::uint64_t max_chain_steps = 1u << 24; // hostile hash chains end h
 constexpr std::uint64_t max_version_records = 1u << 16;
 
 Error corrupt(std::string what) { return make_error(ErrorCode::corrupt, std::move(what)); }
+
+// Dynamic entries copied from a TableSource a piece (64 entries) at a time.
+// After a copy that fails, the source is not asked again: the map is read.
+class EntryPieces {
+public:
+  EntryPieces(const TableSource* source, std::uint64_t file_size) : source_(source), file_size_(file_size) {}
+  // The entry (16 bytes, inside the file) at `offset`, when copied.
+  bool read(std::uint64_t offset, std::optional<std::uint64_t>& tag, std::optional<std::uint64_t>& value) {
+    if (!source_ || offset > file_size_ || file_size_ - offset < dyn_size) return false;
+    if (offset < at_ || offset - at_ > size_ || size_ - (offset - at_) < dyn_size) {
+      size_ = std::min<std::uint64_t>(sizeof bytes_, file_size_ - offset);
+      at_ = offset;
+      if (!source_->copy(offset, std::span<std::byte>(bytes_, size_))) {
+        source_ = nullptr;
+        return false;
+      }
+    }
+    std::uint64_t words[2];
+    std::memcpy(words, bytes_ + (offset - at_), dyn_size);
+    tag = words[0];
+    value = words[1];
+    return true;
+  }
+
+private:
+  const TableSource* source_;
+  std::uint64_t file_size_;
+  std::uint64_t at_ = 0, size_ = 0;
+  std::byte bytes_[64 * dyn_size];
+};
 } // namespace
+
+// The last piece of the string table dynamic_string copied.
+struct ElfObject::CopiedPiece {
+  std::uint64_t at = 0, size = 0;
+  std::byte bytes[512];
+};
 
 FileBytes bytes_from_vector(std::vector<std::byte> v) {
   auto owner = std::make_shared<std::vector<std::byte>>(std::move(v));
@@ -66,17 +102,20 @@ HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_ma
 
 // ---------------------------------------------------------------- parsing
 
-Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool with_symbols) {
+Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool with_symbols, const TableSource* copies) {
   std::shared_ptr<ElfObject> obj(new ElfObject());
   obj->bytes_ = std::move(bytes);
   obj->reader_ = ByteReader(obj->bytes_.data);
+  obj->copies_ = copies;
   if (auto s = obj->parse_headers(); !s) return s.error();
   if (obj->has_dynamic_) {
     if (auto s = obj->parse_dynamic_entries(); !s) return s.error();
+    obj->copies_ = nullptr; // the source lives no longer than this call
     if (with_symbols) {
       if (auto s = obj->parse_symbols(); !s) return s.error();
     }
   }
+  obj->copies_ = nullptr;
   return std::shared_ptr<const ElfObject>(std::move(obj));
 }
 
@@ -149,10 +188,15 @@ Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {
   constexpr std::uint64_t max_entries = 1u << 22; // the loader would fault long before
   LoadImage image(reader_, page);
   if (!image.map_program_headers()) return corrupt("dynamic section lies outside the loaded segments");
-  const std::byte* base = reader_.span().data();
+  EntryPieces pieces(copies_, reader_.size());
   for (std::uint64_t at = l_ld, n = 0;; at += dyn_size, ++n) {
     if (n == max_entries) return corrupt("the dynamic section has no DT_NULL");
-    auto tag = image.read(at, 8), value = image.read(at + 8, 8);
+    // An entry the file holds whole is its bytes there: copied when there is
+    // a copy source, else read in the image (which also says what an entry
+    // in zero-fill or out of the image reads as).
+    const std::optional<std::uint64_t> file_offset = image.file_offset(at, dyn_size);
+    std::optional<std::uint64_t> tag, value;
+    if (!file_offset || !pieces.read(*file_offset, tag, value)) tag = image.read(at, 8), value = image.read(at + 8, 8);
     // Past the end of the file inside its last page the image reads zeros
     // (a DT_NULL ld.so would take); the reader takes no facts from a cut
     // file, and calls it damaged.
@@ -164,8 +208,6 @@ Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {
                             : "the dynamic section, read up to its DT_NULL, runs out of the mapped image");
     }
     if (static_cast<std::int64_t>(*tag) == dt_null) break;
-    std::optional<std::uint64_t> file_offset;
-    if (auto span = image.file_span(at, dyn_size)) file_offset = static_cast<std::uint64_t>(span->data() - base);
     dyn_entries_.push_back({static_cast<std::int64_t>(*tag), *value, file_offset});
   }
   return ok_status();
@@ -187,6 +229,30 @@ std::optional<std::uint64_t> ElfObject::vaddr_to_offset(std::uint64_t vaddr) con
 std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
   if (offset >= strtab_end_ - strtab_offset_) return std::nullopt;
   return reader_.cstring(strtab_offset_ + offset, strtab_end_);
+}
+
+std::optional<std::string_view> ElfObject::dynamic_string(std::uint64_t offset, CopiedPiece& piece) {
+  if (!copies_ || offset >= strtab_end_ - strtab_offset_) return dynstr(offset);
+  const std::uint64_t start = strtab_offset_ + offset;
+  auto in_piece = [&]() -> std::optional<std::string_view> {
+    if (start < piece.at || start - piece.at >= piece.size) return std::nullopt;
+    const char* text = reinterpret_cast<const char*>(piece.bytes) + (start - piece.at);
+    const void* nul = std::memchr(text, 0, static_cast<std::size_t>(piece.size - (start - piece.at)));
+    if (!nul) return std::nullopt;
+    return std::string_view(text, static_cast<std::size_t>(static_cast<const char*>(nul) - text));
+  };
+  auto text = in_piece();
+  if (!text) {
+    piece.at = start;
+    piece.size = std::min<std::uint64_t>(sizeof piece.bytes, strtab_end_ - start);
+    if (!copies_->copy(start, std::span<std::byte>(piece.bytes, piece.size))) piece.size = 0;
+    text = in_piece();
+  }
+  // A name longer than a piece, or no NUL before the table's end: the map
+  // says which (cstring bounds the search by the table).
+  if (!text) return dynstr(offset);
+  if (!copied_strings_) copied_strings_ = std::make_shared<std::deque<std::string>>();
+  return copied_strings_->emplace_back(*text);
 }
 
 bool ElfObject::symbol_named(std::uint32_t index, std::string_view name) const {
@@ -257,8 +323,9 @@ Status ElfObject::resolve_dynamic_strings() {
   if (!reader_.has(strtab_offset_, size)) return corrupt("string table extends past the end of the file");
   strtab_end_ = strtab_offset_ + size;
 
+  CopiedPiece piece;
   auto str = [&](std::uint64_t o, const char* what) -> Result<std::string_view> {
-    auto s = dynstr(o);
+    auto s = dynamic_string(o, piece);
     if (!s) return corrupt(std::string(what) + " string offset " + std::to_string(o) + " is outside the string table");
     return *s;
   };

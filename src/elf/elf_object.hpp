@@ -7,6 +7,7 @@
 // An ElfObject keeps its bytes alive (usually an mmap owned by the system
 // layer) and hands out string_views into them.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 
 #include "elf/abi_tag.hpp"
 #include "elf/byte_reader.hpp"
+#include "elf/table_source.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::elf {
@@ -131,8 +133,12 @@ class ElfObject {
 public:
   // Parses header, program headers and dynamic section; with symbols ==
   // true also the symbol and version tables. Errors name the problem; the
-  // caller adds the path.
-  static Result<std::shared_ptr<const ElfObject>> parse(FileBytes bytes, bool with_symbols = true);
+  // caller adds the path. `copies` (elf/table_source.hpp), when given, is
+  // where the dynamic section and the names it gives (DT_NEEDED, DT_SONAME,
+  // DT_RPATH...) are read from during the parse, not the map: the same facts,
+  // the names kept with the object.
+  static Result<std::shared_ptr<const ElfObject>> parse(FileBytes bytes, bool with_symbols = true,
+                                                        const TableSource* copies = nullptr);
   // `parsed` with its symbol and version tables: what it read already (the
   // headers, the dynamic section) taken as it is, not read again.
   static Result<std::shared_ptr<const ElfObject>> with_symbols(const ElfObject& parsed);
@@ -207,6 +213,11 @@ private:
   Status parse_verneeds(std::uint64_t offset, std::uint64_t count);
   std::optional<std::uint64_t> vaddr_to_offset(std::uint64_t vaddr) const;
   std::optional<std::string_view> dynstr(std::uint64_t offset) const;
+  // dynstr(offset) as the parse reads it: copied from `copies_` when there
+  // is one and the name ends inside a piece copied (`piece`, the last one),
+  // else from the map.
+  struct CopiedPiece;
+  std::optional<std::string_view> dynamic_string(std::uint64_t offset, CopiedPiece& piece);
   // Whether symbol `index` is called `name`: what dynstr(st_name) == name
   // says, compared in place (the name's bytes, then its NUL) without
   // measuring the string first.
@@ -237,6 +248,10 @@ private:
 
   FileBytes bytes_;
   ByteReader reader_;
+  const TableSource* copies_ = nullptr; // set during parse() only
+  // The names dynamic_string copied: DynamicInfo's views point into them.
+  // Shared: a copy of the object (with_symbols) keeps them alive.
+  std::shared_ptr<std::deque<std::string>> copied_strings_;
   std::uint8_t class_ = 0;
   std::uint16_t machine_ = 0;
   std::uint16_t type_ = 0;

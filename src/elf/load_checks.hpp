@@ -17,6 +17,8 @@
 #include <span>
 #include <string>
 
+#include "elf/table_source.hpp"
+
 namespace condacuda::elf {
 
 struct LoadCheck {
@@ -30,25 +32,14 @@ struct LoadCheck {
   bool ok() const { return outcome == Outcome::ok; }
 };
 
-// Where the large relocation tables are read from besides `file` (a map of
-// the same bytes): a copy of [offset, offset + out.size()) into `out`, false
-// when that cannot be had (the file changed, a read failed), and the map is
-// read instead. Walking 30 MB of tables through a map faults in every page;
-// on the 2-core VM that cost three times a read(2) of the same bytes into a
-// buffer used again (tests/bench, README "Benchmarks").
-class TableSource {
-public:
-  virtual ~TableSource() = default;
-  virtual bool copy(std::uint64_t offset, std::span<std::byte> out) const = 0;
-};
-
 // `file` passed verify_header. `machine` selects the relocation types known
 // (x86-64 only; others skip that check). `page_size` is GLRO(dl_pagesize).
 // `commit_limit`: the largest private writable mapping the kernel grants
 // (sys::commit_limit); a larger bss cannot be mapped. `glibc_minor`: the
 // release whose checks apply (2.<minor>; the load commands' alignment rules
 // changed in 2.35).
-// `tables`: see TableSource (nullptr: the map only).
+// `tables`: where the large relocation tables are read from besides `file`
+// (elf/table_source.hpp; nullptr: the map only).
 LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size = 4096,
                      std::uint64_t commit_limit = UINT64_MAX, int glibc_minor = 36, const TableSource* tables = nullptr);
 

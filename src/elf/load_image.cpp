@@ -114,14 +114,20 @@ std::uint8_t LoadImage::byte(std::uint64_t a) const {
   return b ? *b : 0; // past the end of the file within its last page: zeros
 }
 
-std::optional<std::span<const std::byte>> LoadImage::file_span(std::uint64_t addr, std::uint64_t n) const {
+std::optional<std::uint64_t> LoadImage::file_offset(std::uint64_t addr, std::uint64_t n) const {
   const Region* r = at(addr);
   if (!r || (r->flags & pf_rwx) == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
   for (const auto& z : zeroed_)
     if (addr < z.second && addr + n > z.first) return std::nullopt;
   std::uint64_t off = r->offset + (addr - r->start);
-  if (off < r->offset) return std::nullopt;
-  return file_.bytes(off, n);
+  if (off < r->offset || !file_.has(off, n)) return std::nullopt;
+  return off;
+}
+
+std::optional<std::span<const std::byte>> LoadImage::file_span(std::uint64_t addr, std::uint64_t n) const {
+  auto off = file_offset(addr, n);
+  if (!off) return std::nullopt;
+  return file_.bytes(*off, n);
 }
 
 bool LoadImage::past_end_of_file(std::uint64_t addr, std::uint64_t n) const {

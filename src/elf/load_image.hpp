@@ -50,6 +50,8 @@ public:
   // [addr, addr + n) in place, when one region maps them from inside the
   // file and nothing zeroed them; else nullopt (read() still may).
   std::optional<std::span<const std::byte>> file_span(std::uint64_t addr, std::uint64_t n) const;
+  // Where in the file file_span(addr, n) lies, computed without reading it.
+  std::optional<std::uint64_t> file_offset(std::uint64_t addr, std::uint64_t n) const;
   // Whether some byte of [addr, addr + n) (n <= 64) is mapped from the file
   // but lies past its end: inside the file's last page it reads as zero.
   bool past_end_of_file(std::uint64_t addr, std::uint64_t n) const;

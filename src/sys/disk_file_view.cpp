@@ -48,9 +48,10 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
     } else {
       int err = 0;
       auto adopted = adopted_.find(absolute_path);
-      Result<elf::FileBytes> bytes = adopted != adopted_.end() ? Result<elf::FileBytes>(adopted->second->bytes())
-                                                                : map_file(absolute_path, &err);
-      if (!bytes) {
+      Result<OpenMap> opened = adopted != adopted_.end() ? Result<OpenMap>(OpenMap{adopted->second->bytes(), Fd()})
+                                                          : map_file_open(absolute_path, &err);
+      const elf::FileBytes* bytes = opened ? &opened->bytes : nullptr;
+      if (!opened) {
         p.open_errno = err ? err : EIO;
       } else {
         if (bytes->source.known() && bytes->source != elf::FileIdentity{p.dev, p.ino}) {
@@ -64,8 +65,10 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
         }
         p.header = elf::verify_header(bytes->data, machine_);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
+          // The dynamic section read with pread (elf/table_source.hpp).
+          const DescriptorCopies copies(opened->fd.get());
           auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second)
-                                                  : elf::ElfObject::parse(*bytes, true);
+                                                  : elf::ElfObject::parse(*bytes, true, &copies);
           if (parsed) p.elf = *parsed;
           else p.parse_error = parsed.error().message;
         }

@@ -69,15 +69,19 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
     }
     ec.clear();
   }
-  auto bytes = map_file(real.string());
-  if (!bytes) {
-    f.elf_error = bytes.error().message;
-    if (bytes.error().code != ErrorCode::not_found) warnings.push_back(f.path + ": " + f.elf_error);
+  auto opened = map_file_open(real.string());
+  if (!opened) {
+    f.elf_error = opened.error().message;
+    if (opened.error().code != ErrorCode::not_found) warnings.push_back(f.path + ": " + f.elf_error);
     return f;
   }
-  f.size = bytes->data.size();
-  if (f.size < 4 || std::memcmp(bytes->data.data(), "\x7f" "ELF", 4) != 0) return f;
-  auto elf = elf::ElfObject::parse(*bytes, false);
+  const elf::FileBytes& bytes = opened->bytes;
+  f.size = bytes.data.size();
+  if (f.size < 4 || std::memcmp(bytes.data.data(), "\x7f" "ELF", 4) != 0) return f;
+  // The dynamic section and its names read with pread, not through the map
+  // (elf/table_source.hpp): their pages are not the ones symbol lookups read.
+  const DescriptorCopies copies(opened->fd.get());
+  auto elf = elf::ElfObject::parse(bytes, false, &copies);
   if (elf) f.elf = *elf;
   else f.elf_error = elf.error().message;
   if (!elf && elf.error().code != ErrorCode::unsupported) warnings.push_back(f.path + ": not a usable ELF file: " + f.elf_error);

@@ -99,22 +99,14 @@ class FileTables final : public elf::TableSource {
 public:
   FileTables(const std::string& path, const loader::OpenedFile& file) : path_(path), file_(file) {}
   bool copy(std::uint64_t offset, std::span<std::byte> out) const override {
-    if (!opened_) open_once();
-    for (std::size_t done = 0; done < out.size();) {
-      if (!fd_.valid()) return false;
-      const ssize_t n = ::pread(fd_.get(), out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
+    if (!opened_) {
+      opened_ = true;
+      fd_ = reopen_mapped(path_, file_.elf->bytes());
     }
-    return true;
+    return fd_.valid() && DescriptorCopies(fd_.get()).copy(offset, out);
   }
 
 private:
-  void open_once() const {
-    opened_ = true;
-    fd_ = reopen_mapped(path_, file_.elf->bytes());
-  }
   const std::string& path_;
   const loader::OpenedFile& file_;
   mutable bool opened_ = false;

@@ -13,6 +13,22 @@
 namespace condacuda::sys {
 
 Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
+  auto opened = map_file_open(path, errno_out);
+  if (!opened) return opened.error();
+  return std::move(opened->bytes);
+}
+
+bool DescriptorCopies::copy(std::uint64_t offset, std::span<std::byte> out) const {
+  for (std::size_t done = 0; done < out.size();) {
+    const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+Result<OpenMap> map_file_open(const std::string& path, int* errno_out) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
   // forever in an env scan. It changes nothing for the mmap of a regular file.
   Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
@@ -38,7 +54,7 @@ Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
                                          (S_ISFIFO(st.st_mode) ? "FIFO" : "socket") + ")", path);
   }
   auto size = static_cast<std::size_t>(st.st_size);
-  if (size == 0) return elf::FileBytes{};
+  if (size == 0) return OpenMap{elf::FileBytes{}, std::move(f)};
   void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f.get(), 0);
   if (p == MAP_FAILED) {
     int e = errno;
@@ -46,8 +62,9 @@ Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
     return errno_error(e, "cannot map", path);
   }
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
-                        elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
+  return OpenMap{elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
+                               elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}},
+                 std::move(f)};
 }
 
 Fd reopen_mapped(const std::string& path, const elf::FileBytes& mapped) {

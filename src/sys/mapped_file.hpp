@@ -14,6 +14,26 @@ namespace condacuda::sys {
 // errno_out is given it receives the errno (callers that mimic ld.so need it).
 Result<elf::FileBytes> map_file(const std::string& path, int* errno_out = nullptr);
 
+// A map and the descriptor it was made from, open while this lives: pieces
+// of the file can be read with pread (DescriptorCopies) while the map is
+// parsed, the same bytes without faulting pages in.
+struct OpenMap {
+  elf::FileBytes bytes;
+  Fd fd;
+};
+Result<OpenMap> map_file_open(const std::string& path, int* errno_out = nullptr);
+
+// pread(2) of a descriptor as an elf::TableSource: every byte asked for, or
+// false (a read error, the end of the file).
+class DescriptorCopies final : public elf::TableSource {
+public:
+  explicit DescriptorCopies(int fd) : fd_(fd) {}
+  bool copy(std::uint64_t offset, std::span<std::byte> out) const override;
+
+private:
+  int fd_;
+};
+
 // The file `mapped` came from, opened again through `path` (O_NONBLOCK: a
 // FIFO put in its place never blocks): a valid Fd only while the path still
 // leads to that very file, a regular file of the same device, inode and

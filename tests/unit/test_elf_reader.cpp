@@ -23,6 +23,7 @@
 #include "elf/elf_object.hpp"
 #include "elf/pin.hpp"
 #include "util/sha256.hpp"
+#include "support/bytes_source.hpp"
 #include "support/fixture.hpp"
 #include "sys/mapped_file.hpp"
 
@@ -278,6 +279,32 @@ const std::vector<std::string>& probe_names() {
   return names;
 }
 
+// What a parse says of the dynamic section, as text (the error, when it
+// fails): a parse reading copies (elf/table_source.hpp) must say the same.
+std::string dynamic_facts(const condacuda::Result<std::shared_ptr<const ElfObject>>& parsed) {
+  if (!parsed) return "error: " + parsed.error().message;
+  const ElfObject& o = **parsed;
+  const elf::DynamicInfo& d = o.dynamic();
+  std::string out = "dynamic " + std::to_string(o.has_dynamic()) + "\n";
+  auto one = [&](const char* tag, const std::optional<std::string_view>& v) {
+    out += std::string(tag) + (v ? " '" + std::string(*v) + "'" : " none") + "\n";
+  };
+  auto many = [&](const char* tag, const std::vector<std::string_view>& v) {
+    for (auto x : v) out += std::string(tag) + " '" + std::string(x) + "'\n";
+  };
+  one("soname", d.soname);
+  one("rpath", d.rpath);
+  one("runpath", d.runpath);
+  many("needed", d.needed);
+  many("filter", d.filters);
+  many("auxiliary", d.auxiliaries);
+  out += "flags " + std::to_string(d.flags) + " " + std::to_string(d.flags_1) + " " + std::to_string(d.symbolic) +
+         std::to_string(d.bind_now) + std::to_string(d.has_relr) + "\n";
+  for (std::int64_t tag : {elf::dt_needed, elf::dt_runpath, elf::dt_rpath, elf::dt_null})
+    for (auto at : o.dynamic_entry_offsets(tag)) out += "entry " + std::to_string(tag) + " at " + std::to_string(at) + "\n";
+  return out;
+}
+
 // Parses a hostile buffer every way the tool does and uses the result.
 // Returns "" for a valid parse, else the error message (which must say what).
 std::string probe_bytes(const Bytes& input) {
@@ -285,7 +312,13 @@ std::string probe_bytes(const Bytes& input) {
   (void)elf::verify_header(fb.data, elf::em_x86_64);
   auto headers = ElfObject::parse(fb, false);
   if (headers) exercise(**headers);
+  // Read through a copy source, as the env scan and the file view do: the same facts, the same errors.
+  const fixture::BytesSource copies(input, false);
+  auto copied = ElfObject::parse(fb, false, &copies);
+  CHECK(dynamic_facts(copied) == dynamic_facts(headers));
+  if (copied && headers) exercise(**copied);
   auto full = ElfObject::parse(fb, true);
+  CHECK(dynamic_facts(ElfObject::parse(fb, true, &copies)) == dynamic_facts(full));
   if (!full) {
     const auto& e = full.error();
     if (e.message.empty()) FAIL_CHECK("an error without a message");
@@ -569,6 +602,43 @@ TEST_CASE("every truncation of a real library errors or parses to the same facts
     // The tables sit before the section headers, .symtab and .comment: those can go.
     CHECK(parsed > 0);
   }
+}
+
+TEST_CASE("the dynamic section and its names are read from the copy source where there is one, the map where it refuses") {
+  const Bytes original = file_bytes(demo_path(HashStyle::gnu));
+  // A map whose dynamic section and soname differ from the file the source
+  // reads: which bytes a parse took shows in what it says.
+  Bytes mapped = original;
+  const std::uint64_t soname = dyn(mapped, elf::dt_strtab) + dyn(mapped, elf::dt_soname);
+  REQUIRE(mapped[soname] == std::byte{'l'});
+  mapped[soname] = std::byte{'X'};
+  set_dyn(mapped, elf::dt_runpath, dyn(mapped, elf::dt_soname));
+  const elf::FileBytes map = elf::bytes_from_vector(mapped);
+
+  const fixture::BytesSource file(original, false);
+  auto copied = ElfObject::parse(map, false, &file);
+  REQUIRE(copied.ok());
+  CHECK((*copied)->dynamic().soname == "libdemo.so.1");
+  CHECK((*copied)->dynamic().runpath == "$ORIGIN/../lib");
+  // One piece of the dynamic array, and one of the strings for each name
+  // that does not end in the piece copied before.
+  CHECK(file.copies >= 2);
+  CHECK(file.copies <= 1 + 1 + static_cast<int>((*copied)->dynamic().needed.size()) + 1);
+  // The names belong to the object: its symbol tables parsed later (a copy
+  // of it) still have them, after the first object has gone.
+  auto later = ElfObject::with_symbols(**copied);
+  REQUIRE(later.ok());
+  copied = condacuda::make_error(condacuda::ErrorCode::io, "gone");
+  CHECK((*later)->dynamic().soname == "libdemo.so.1");
+  CHECK(dynamic_facts(later) == dynamic_facts(ElfObject::parse(elf::bytes_from_vector(original), true)));
+
+  // A source that cannot copy (the file changed): the map is read.
+  const fixture::BytesSource refusing(original, true);
+  auto from_map = ElfObject::parse(map, false, &refusing);
+  REQUIRE(from_map.ok());
+  CHECK((*from_map)->dynamic().soname == "Xibdemo.so.1");
+  CHECK((*from_map)->dynamic().runpath == "Xibdemo.so.1");
+  CHECK(dynamic_facts(from_map) == dynamic_facts(ElfObject::parse(map, false)));
 }
 
 TEST_CASE("seeded random corruption: anywhere, in the first 4 KiB, and in the tables") {

@@ -14,6 +14,7 @@
 #include "elf/elf_constants.hpp"
 #include "elf/elf_object.hpp"
 #include "elf/load_checks.hpp"
+#include "support/bytes_source.hpp"
 #include "support/fixture.hpp"
 #include "support/oracle.hpp"
 
@@ -389,20 +390,7 @@ TEST_CASE("a bloom shift of 32..63 on which the 32-bit and a 64-bit shift disagr
 }
 
 namespace {
-// A TableSource over given bytes: what the system layer's pread gives,
-// changed or refused where a case needs it.
-struct BytesSource final : elf::TableSource {
-  Bytes bytes;
-  bool refuse;
-  mutable int copies = 0;
-  BytesSource(Bytes b, bool refuse_copies) : bytes(std::move(b)), refuse(refuse_copies) {}
-  bool copy(std::uint64_t offset, std::span<std::byte> out) const override {
-    ++copies;
-    if (refuse || offset > bytes.size() || bytes.size() - offset < out.size()) return false;
-    std::memcpy(out.data(), bytes.data() + offset, out.size());
-    return true;
-  }
-};
+using fixture::BytesSource;
 
 // A library with `n` relative relocations (a table of pointers to one int).
 Bytes pointer_table_library(const fixture::TempDir& dir, int n) {
