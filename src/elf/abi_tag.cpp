@@ -11,6 +11,8 @@ namespace {
 constexpr std::uint64_t phdr_size = 56;
 constexpr std::uint64_t min_note = 32;      // the header, "GNU\0" and four words
 constexpr std::uint64_t filebuf_size = 832; // struct filebuf's buffer on 64-bit (elf/dl-load.c)
+constexpr std::uint64_t header_page = 4096;  // read for the header anyway
+constexpr std::uint64_t most_copied = 1024;  // a larger note segment is read in the map
 // {n_namesz 4, n_descsz 16, n_type NT_GNU_ABI_TAG 1, "GNU"}.
 constexpr unsigned char expected_note[16] = {4, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0, 0, 'G', 'N', 'U', 0};
 
@@ -35,7 +37,7 @@ AbiTag scan_notes(const ByteReader& note, std::uint64_t align) {
 }
 } // namespace
 
-AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::uint16_t phnum) {
+AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::uint16_t phnum, const TableSource* copies) {
   ByteReader r(file);
   const std::uint64_t buffered = file.size() < filebuf_size ? file.size() : filebuf_size;
   for (std::uint16_t i = 0; i < phnum; ++i) {
@@ -57,7 +59,11 @@ AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::u
       tag.note_size = size;
       return tag;
     }
-    AbiTag tag = scan_notes(ByteReader(file.subspan(offset, size)), align);
+    // The same bytes either way: copied when they lie past the header's page.
+    std::byte copy[most_copied];
+    const bool copied = copies && offset + size > header_page && size <= most_copied &&
+                        copies->copy(offset, std::span<std::byte>(copy, size));
+    AbiTag tag = scan_notes(copied ? ByteReader(copy, size) : ByteReader(file.subspan(offset, size)), align);
     if (tag.read == AbiTag::Read::found) return tag;
   }
   return {};

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <span>
 
+#include "elf/table_source.hpp"
+
 namespace condacuda::elf {
 
 struct AbiTag {
@@ -28,7 +30,10 @@ struct AbiTag {
 // 8, in program header order; the first that holds the 16-byte header
 // {4, 16, NT_GNU_ABI_TAG, "GNU"} decides. `file` is the whole file; the
 // program headers must lie inside it (the caller checked, as open_verify's
-// earlier read does).
-AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::uint16_t phnum);
+// earlier read does). `copies` (elf/table_source.hpp), when given, is where
+// a note outside the file's first page is read from (a few notes lie
+// megabytes into a large library: a page fault each, for 32 bytes).
+AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::uint16_t phnum,
+                    const TableSource* copies = nullptr);
 
 } // namespace condacuda::elf

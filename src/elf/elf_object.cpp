@@ -73,7 +73,7 @@ FileBytes bytes_from_string(std::string_view s) {
 
 // ---------------------------------------------------------------- header check
 
-HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine) {
+HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine, const TableSource* copies) {
   // The checks and their order follow open_verify in glibc's elf/dl-load.c.
   ByteReader r(data);
   auto fatal = [](const char* why) { return HeaderCheck{HeaderVerdict::fatal, why, {}}; };
@@ -96,7 +96,7 @@ HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_ma
   if (type != et_dyn && type != et_exec) return fatal("only ET_DYN and ET_EXEC can be loaded");
   if (*r.u16(54) != phdr_size) return fatal("ELF file's phentsize not the expected size");
   HeaderCheck ok;
-  ok.abi_tag = read_abi_tag(data, *r.u64(32), *r.u16(56));
+  ok.abi_tag = read_abi_tag(data, *r.u64(32), *r.u16(56), copies);
   return ok;
 }
 

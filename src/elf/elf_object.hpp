@@ -57,7 +57,9 @@ struct HeaderCheck {
 // Checks a file's first bytes as open_verify (elf/dl-load.c) does, for a host
 // of the given machine, and reads its ABI note (whether that note refuses the
 // file depends on the glibc release and kernel: loader/abi_tag_rule.hpp).
-HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine);
+// `copies`: see read_abi_tag.
+HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine,
+                          const TableSource* copies = nullptr);
 
 struct VersionDefinition {
   std::uint16_t index = 0;

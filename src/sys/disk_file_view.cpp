@@ -63,12 +63,16 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
           p.ino = bytes->source.ino;
           replaced = true;
         }
-        p.header = elf::verify_header(bytes->data, machine_);
+        // Pieces far from the header (a note, the dynamic section) read with
+        // pread (elf/table_source.hpp): through the descriptor mapped, or,
+        // for a file the scan parsed and closed, the path opened again.
+        const DescriptorCopies copies(opened->fd.get());
+        const ReopenedCopies reopened(absolute_path, *bytes);
+        const elf::TableSource* far_pieces = opened->fd.valid() ? static_cast<const elf::TableSource*>(&copies) : &reopened;
+        p.header = elf::verify_header(bytes->data, machine_, far_pieces);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
-          // The dynamic section read with pread (elf/table_source.hpp).
-          const DescriptorCopies copies(opened->fd.get());
           auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second)
-                                                  : elf::ElfObject::parse(*bytes, true, &copies);
+                                                  : elf::ElfObject::parse(*bytes, true, far_pieces);
           if (parsed) p.elf = *parsed;
           else p.parse_error = parsed.error().message;
         }

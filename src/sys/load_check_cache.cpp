@@ -91,27 +91,6 @@ struct Work {
   std::size_t size;
 };
 
-// The relocation tables of a file read with pread(2) from the file itself
-// (elf::TableSource): the same bytes as its map, as long as the path still
-// leads to the very file that was mapped (reopen_mapped); opened once, on the
-// first table large enough to be read this way.
-class FileTables final : public elf::TableSource {
-public:
-  FileTables(const std::string& path, const loader::OpenedFile& file) : path_(path), file_(file) {}
-  bool copy(std::uint64_t offset, std::span<std::byte> out) const override {
-    if (!opened_) {
-      opened_ = true;
-      fd_ = reopen_mapped(path_, file_.elf->bytes());
-    }
-    return fd_.valid() && DescriptorCopies(fd_.get()).copy(offset, out);
-  }
-
-private:
-  const std::string& path_;
-  const loader::OpenedFile& file_;
-  mutable bool opened_ = false;
-  mutable Fd fd_;
-};
 } // namespace
 
 LoadCheckCache::LoadCheckCache(std::string path, const loader::LoaderConfig& config)
@@ -143,7 +122,9 @@ void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>
   auto run = [&] {
     for (std::size_t i; (i = next.fetch_add(1)) < work.size();) {
       const loader::OpenedFile& f = *work[i].file;
-      const FileTables tables(*work[i].path, f);
+      // The relocation tables read with pread(2) from the file itself, not
+      // through its map (elf/table_source.hpp).
+      const ReopenedCopies tables(*work[i].path, f.elf->bytes());
       f.load = elf::check_load(f.elf->bytes().data, config_.machine, config_.page_size, config_.commit_limit,
                                config_.glibc_minor, &tables);
     }

@@ -28,6 +28,14 @@ bool DescriptorCopies::copy(std::uint64_t offset, std::span<std::byte> out) cons
   return true;
 }
 
+bool ReopenedCopies::copy(std::uint64_t offset, std::span<std::byte> out) const {
+  if (!opened_) {
+    opened_ = true;
+    fd_ = reopen_mapped(path_, mapped_);
+  }
+  return fd_.valid() && DescriptorCopies(fd_.get()).copy(offset, out);
+}
+
 Result<OpenMap> map_file_open(const std::string& path, int* errno_out) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer,
   // forever in an env scan. It changes nothing for the mmap of a regular file.

@@ -34,6 +34,21 @@ private:
   int fd_;
 };
 
+// DescriptorCopies of the file `mapped` came from, opened through `path` by
+// reopen_mapped on the first copy asked for (and never, when none is): the
+// same bytes as the map while the path still leads to that file, else false.
+class ReopenedCopies final : public elf::TableSource {
+public:
+  ReopenedCopies(const std::string& path, const elf::FileBytes& mapped) : path_(path), mapped_(mapped) {}
+  bool copy(std::uint64_t offset, std::span<std::byte> out) const override;
+
+private:
+  const std::string& path_;
+  const elf::FileBytes& mapped_;
+  mutable bool opened_ = false;
+  mutable Fd fd_;
+};
+
 // The file `mapped` came from, opened again through `path` (O_NONBLOCK: a
 // FIFO put in its place never blocks): a valid Fd only while the path still
 // leads to that very file, a regular file of the same device, inode and

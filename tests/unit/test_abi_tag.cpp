@@ -11,6 +11,7 @@
 #include "elf/abi_tag.hpp"
 #include "elf/elf_object.hpp"
 #include "loader/abi_tag_rule.hpp"
+#include "support/bytes_source.hpp"
 #include "support/fixture.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
@@ -101,6 +102,22 @@ TEST_CASE("read_abi_tag walks the notes of each PT_NOTE the loader reads") {
     auto t = elf::read_abi_tag(b, phoff, 1);
     CHECK(t.read == Read::found);
     CHECK(t.os == 3);
+  }
+  SUBCASE("a note past the header's page: read from the copy source where there is one, the map where it refuses") {
+    auto file = with_note(8192, 6000, 32, 4);
+    note(file, 6000, "GNU", 1, 0, 3, 2, 0);
+    auto map = file; // the map says otherwise: which bytes were read shows
+    note(map, 6000, "GNU", 1, 0, 5, 4, 0);
+    const fixture::BytesSource copies(file, false), refusing(file, true);
+    CHECK(elf::read_abi_tag(map, phoff, 1, &copies).version == 0x030200);
+    CHECK(copies.copies == 1);
+    CHECK(elf::read_abi_tag(map, phoff, 1, &refusing).version == 0x050400);
+    // In the header's page the map is read: no copy asked for.
+    auto near = with_note(8192, 200, 32, 4);
+    note(near, 200, "GNU", 1, 0, 3, 2, 0);
+    const fixture::BytesSource unused(near, false);
+    CHECK(elf::read_abi_tag(near, phoff, 1, &unused).version == 0x030200);
+    CHECK(unused.copies == 0);
   }
   SUBCASE("only the low byte of each version word counts") {
     auto b = with_note(512, 200, 32, 4);
