@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what condacuda needs on Debian 12 with apt, when run as root, and
 # only what is missing. `install-deps.sh build` installs the build
-# dependencies; `install-deps.sh test` (the default) adds what the test suites
+# dependencies (lld: the linker that lays out condacuda's code in run order,
+# cmake/link_order.cmake); `install-deps.sh test` (the default) adds what the test suites
 # run: the shells the hooks are tested in (xonsh too), bash-completion (the completions
 # under it), shellcheck, hyperfine and libtree
 # for the benchmarks, strace and valgrind (processes the hooks start, their
@@ -15,7 +16,7 @@
 set -euo pipefail
 level=${1:-test}
 
-build_pkgs=(g++ cmake ninja-build pkgconf libboost1.81-dev libboost-filesystem1.81-dev
+build_pkgs=(g++ cmake ninja-build pkgconf lld libboost1.81-dev libboost-filesystem1.81-dev
             libyaml-cpp-dev libcli11-dev doctest-dev python3 python3-dev)
 test_pkgs=(bash zsh dash ksh fish tcsh xonsh bash-completion shellcheck hyperfine libtree strace valgrind patchelf binutils file
            groff-base man-db dpkg-dev python3-yaml python3-jinja2 python3-venv time slurmctld slurmd slurm-client munge
