@@ -12,6 +12,7 @@
 #include "inventory/version_evidence.hpp"
 #include "loader/path_list.hpp"
 #include "loader/versions.hpp"
+#include "util/path.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::doctor {
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 using loader::ErrorKind;
 using loader::FoundVia;
 
-std::string normal(const std::string& p) { return fs::path(p).lexically_normal().string(); }
+std::string normal(const std::string& p) { return util::lexically_normal(p); }
 
 class Diagnosis {
 public:

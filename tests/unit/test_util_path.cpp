@@ -1,6 +1,9 @@
 // util/path: the lexical path helpers every layer shares.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <vector>
+
 #include "util/path.hpp"
 
 using namespace condacuda::util;
@@ -29,4 +32,15 @@ TEST_CASE("join_path: one slash between") {
   CHECK(join_path("/", "envs") == "/envs");
   CHECK(join_path("", "envs") == "/envs");
   CHECK(join_path("/home/u", ".conda/envs") == "/home/u/.conda/envs");
+}
+
+TEST_CASE("lexically_normal: what std::filesystem's gives, for paths already normal and not") {
+  const std::vector<std::string> paths = {
+      "/", "//", "/a", "/a/b", "/a/b/", "/a//b", "/a/./b", "/a/../b", "/..", "/.", "/a/.", "/a/..", "/a/b/..",
+      "a", "a/b", "./a", "../a", "", ".", "..", "/a/.b", "/a/b..", "/a/...", "/a/..b/c", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+      "/env/lib/python3.11/site-packages/nvidia/cu13/lib/../../cudnn/lib/libcudnn.so.9", "///a", "/a/b//"};
+  for (const auto& p : paths) {
+    CAPTURE(p);
+    CHECK(lexically_normal(p) == std::filesystem::path(p).lexically_normal().string());
+  }
 }
