@@ -11,6 +11,7 @@
 # from a stale list only sits elsewhere: the list changes speed, never what
 # the program does.
 option(CONDACUDA_LINK_ORDER "Lay out the functions a doctor run executes together (needs lld)" ON)
+set(CONDACUDA_ORDERED_LINK OFF)
 set(CONDACUDA_LINK_ORDER_FILE "${PROJECT_SOURCE_DIR}/src/link_order.txt")
 if(CONDACUDA_LINK_ORDER AND NOT CONDACUDA_SANITIZE AND EXISTS "${CONDACUDA_LINK_ORDER_FILE}")
   include(CheckLinkerFlag)

@@ -15,6 +15,8 @@ portable=()
 if [[ "${CONDACUDA_PORTABLE:-0}" == 1 ]]; then
   portable=(-DCONDACUDA_STATIC_RUNTIME=ON -DCONDACUDA_PORTABLE=ON)
 fi
+# CONDACUDA_LINK_ORDER off: the recipe's toolchain links, not an lld the
+# build machine happens to have (cmake/link_order.cmake).
 # shellcheck disable=SC2086 # CMAKE_ARGS is a list of arguments
 cmake -S "${SRC_DIR:-.}" -B build-conda -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
@@ -22,6 +24,7 @@ cmake -S "${SRC_DIR:-.}" -B build-conda -G Ninja \
   -DCMAKE_INSTALL_LIBDIR=lib \
   -DCONDACUDA_STATIC_RUNTIME=OFF \
   -DCONDACUDA_BUILD_TESTS=ON \
+  -DCONDACUDA_LINK_ORDER=OFF \
   "${portable[@]}" \
   ${CMAKE_ARGS:-}
 cmake --build build-conda -j"${CPU_COUNT:-2}"

@@ -54,9 +54,14 @@ private:
 };
 } // namespace
 
-// The last piece of the string table dynamic_string copied.
+// The last piece of the string table dynamic_string copied, and what it may
+// still copy: a hostile dynamic section can name one string millions of
+// times (4 M entries of DT_NEEDED), and each copy is kept with the object;
+// past the budget, or after a copy that failed, names are views of the map.
 struct ElfObject::CopiedPiece {
   std::uint64_t at = 0, size = 0;
+  std::uint64_t budget = 64 * 1024; // bytes of names kept
+  bool failed = false;
   std::byte bytes[512];
 };
 
@@ -232,7 +237,7 @@ std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
 }
 
 std::optional<std::string_view> ElfObject::dynamic_string(std::uint64_t offset, CopiedPiece& piece) {
-  if (!copies_ || offset >= strtab_end_ - strtab_offset_) return dynstr(offset);
+  if (!copies_ || piece.failed || offset >= strtab_end_ - strtab_offset_) return dynstr(offset);
   const std::uint64_t start = strtab_offset_ + offset;
   auto in_piece = [&]() -> std::optional<std::string_view> {
     if (start < piece.at || start - piece.at >= piece.size) return std::nullopt;
@@ -245,12 +250,16 @@ std::optional<std::string_view> ElfObject::dynamic_string(std::uint64_t offset, 
   if (!text) {
     piece.at = start;
     piece.size = std::min<std::uint64_t>(sizeof piece.bytes, strtab_end_ - start);
-    if (!copies_->copy(start, std::span<std::byte>(piece.bytes, piece.size))) piece.size = 0;
+    if (!copies_->copy(start, std::span<std::byte>(piece.bytes, piece.size))) {
+      piece.size = 0;
+      piece.failed = true;
+    }
     text = in_piece();
   }
   // A name longer than a piece, or no NUL before the table's end: the map
   // says which (cstring bounds the search by the table).
-  if (!text) return dynstr(offset);
+  if (!text || text->size() + 1 > piece.budget) return dynstr(offset);
+  piece.budget -= text->size() + 1;
   if (!copied_strings_) copied_strings_ = std::make_shared<std::deque<std::string>>();
   return copied_strings_->emplace_back(*text);
 }

@@ -5,7 +5,9 @@
 // is read: relocation tables only on request (to order error messages).
 //
 // An ElfObject keeps its bytes alive (usually an mmap owned by the system
-// layer) and hands out string_views into them.
+// layer) and hands out string_views into them, or, for the names of the
+// dynamic section when a parse copied them (parse's `copies`), into the
+// copies it keeps.
 #include <cstdint>
 #include <deque>
 #include <functional>

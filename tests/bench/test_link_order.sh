@@ -2,11 +2,20 @@
 # cmake/link_order.cmake: with lld the functions of src/link_order.txt are
 # laid out in the list's order at the start of condacuda's code, and
 # tests/bench/link_order.sh writes such a list from callgrind. No timing.
+# link_order.sh lays out its env with make_cuda13_env: the test takes the
+# cuda13_inodes lock (tests/CMakeLists.txt finds that name here).
 source "$(dirname "$0")/../e2e/lib.sh"
 command -v nm > /dev/null || skip "nm is not installed"
+command -v readelf > /dev/null || skip "readelf is not installed"
 list=$CONDACUDA_SOURCE_DIR/src/link_order.txt
-comment=$(readelf -p .comment "$CONDACUDA" 2> /dev/null || true)
-if [[ $comment == *"LLD "* ]]; then # "Linker: LLD 14.0.6" (Debian's: "Linker: Debian LLD 14.0.6")
+comment=$(readelf -p .comment "$CONDACUDA")
+linked_by_lld=false
+[[ $comment == *"LLD "* ]] && linked_by_lld=true # "Linker: LLD 14.0.6" (Debian's: "Linker: Debian LLD 14.0.6")
+# The build says whether it meant to (cmake/link_order.cmake, through ctest).
+if [ "${CONDACUDA_ORDERED_LINK:-}" = ON ] && ! $linked_by_lld; then
+  fail "the build orders the link (CONDACUDA_ORDERED_LINK=ON), but lld did not link $CONDACUDA"
+fi
+if $linked_by_lld; then
   # Consecutive listed functions at increasing addresses: nine in ten of them
   # when the list was followed (a C library object holds several), about
   # half when it was not.

@@ -13,7 +13,10 @@
 // undefined-symbol indices are in range, a lookup never visits more
 // symbols than the table holds (a chain walk that does not stop), the
 // load checks (elf/load_checks.hpp) give a reason with every verdict but ok,
-// and every fatbin entry read (elf/fatbin.hpp) fits in the input.
+// and every fatbin entry read (elf/fatbin.hpp) fits in the input; what a
+// parse, a header check and the load checks say is the same read through a
+// copy source (elf/table_source.hpp, the system layer's pread) as through
+// the bytes themselves.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -25,6 +28,7 @@
 #include "elf/elf_object.hpp"
 #include "elf/fatbin.hpp"
 #include "elf/load_checks.hpp"
+#include "../unit/support/bytes_source.hpp"
 
 namespace {
 
@@ -63,6 +67,17 @@ void exercise(const elf::ElfObject& o) {
   for (const auto& ref : o.relocation_order()) (void)o.symbol(ref.symbol);
 }
 
+// What a parse says of the dynamic section, or its error.
+std::string dynamic_facts(const condacuda::Result<std::shared_ptr<const elf::ElfObject>>& parsed) {
+  if (!parsed) return "error " + parsed.error().message;
+  const elf::DynamicInfo& d = (*parsed)->dynamic();
+  std::string out = d.soname ? "soname " + std::string(*d.soname) : "no soname";
+  for (auto v : {d.rpath, d.runpath}) out += v ? "|" + std::string(*v) : "|-";
+  for (const auto& list : {d.needed, d.filters, d.auxiliaries})
+    for (auto n : list) out += "|" + std::string(n);
+  return out;
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -70,9 +85,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   elf::FileBytes bytes{nullptr, std::span<const std::byte>(reinterpret_cast<const std::byte*>(data), size)};
   // The load checks of a file whose header passes (as the loader model runs
   // them): an outcome, and a reason with every refusal or crash.
-  if (elf::verify_header(bytes.data, elf::em_x86_64).verdict == elf::HeaderVerdict::ok) {
+  const fixture::BytesSource copies(std::vector<std::byte>(bytes.data.begin(), bytes.data.end()), false);
+  const elf::HeaderCheck header = elf::verify_header(bytes.data, elf::em_x86_64);
+  const elf::HeaderCheck copied_header = elf::verify_header(bytes.data, elf::em_x86_64, &copies);
+  check(header.verdict == copied_header.verdict && header.abi_tag.read == copied_header.abi_tag.read &&
+        header.abi_tag.version == copied_header.abi_tag.version && header.abi_tag.os == copied_header.abi_tag.os);
+  if (header.verdict == elf::HeaderVerdict::ok) {
     auto load = elf::check_load(bytes.data, elf::em_x86_64, 4096, std::uint64_t{1} << 34);
     check(load.ok() == load.reason.empty());
+    auto copied_load = elf::check_load(bytes.data, elf::em_x86_64, 4096, std::uint64_t{1} << 34, 36, &copies);
+    check(copied_load.outcome == load.outcome && copied_load.reason == load.reason);
   }
   // The fatbin reader (elf/fatbin.hpp): through the section headers, and on
   // the bytes as a .nv_fatbin section; every entry it reports fits the input.
@@ -84,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& e : section.entries) check(e.payload_size <= size && !elf::target_name(e).empty());
   for (bool with_symbols : {false, true}) {
     auto parsed = elf::ElfObject::parse(bytes, with_symbols);
+    check(dynamic_facts(elf::ElfObject::parse(bytes, with_symbols, &copies)) == dynamic_facts(parsed));
     if (!parsed) {
       check(!parsed.error().message.empty());
       continue;

@@ -309,11 +309,16 @@ std::string dynamic_facts(const condacuda::Result<std::shared_ptr<const ElfObjec
 // Returns "" for a valid parse, else the error message (which must say what).
 std::string probe_bytes(const Bytes& input) {
   elf::FileBytes fb = elf::bytes_from_vector(input); // an exact-size copy: ASan sees one byte too far
-  (void)elf::verify_header(fb.data, elf::em_x86_64);
+  const elf::HeaderCheck header = elf::verify_header(fb.data, elf::em_x86_64);
   auto headers = ElfObject::parse(fb, false);
   if (headers) exercise(**headers);
   // Read through a copy source, as the env scan and the file view do: the same facts, the same errors.
   const fixture::BytesSource copies(input, false);
+  const elf::HeaderCheck copied_header = elf::verify_header(fb.data, elf::em_x86_64, &copies);
+  CHECK(copied_header.verdict == header.verdict);
+  CHECK(copied_header.fatal_reason == header.fatal_reason);
+  CHECK(copied_header.abi_tag.read == header.abi_tag.read);
+  CHECK(copied_header.abi_tag.version == header.abi_tag.version);
   auto copied = ElfObject::parse(fb, false, &copies);
   CHECK(dynamic_facts(copied) == dynamic_facts(headers));
   if (copied && headers) exercise(**copied);

@@ -424,6 +424,36 @@ TEST_CASE("map_file: a directory, an empty file, a FIFO, a symlink loop, an unre
   }
 }
 
+TEST_CASE("the pread sources: a map's own descriptor, and its file opened again only while the path leads to it") {
+  fixture::TempDir dir("copies");
+  const std::string path = dir / "libcopied.so", other = dir / "libother.so";
+  fixture::write_file(path, "0123456789abcdef");
+  fixture::write_file(other, "ABCDEFGHIJKLMNOP");
+  auto opened = sys::map_file_open(path);
+  REQUIRE(opened.ok());
+  REQUIRE(opened->fd.valid());
+  std::byte out[6];
+  const sys::DescriptorCopies own(opened->fd.get());
+  REQUIRE(own.copy(10, out));
+  CHECK(std::memcmp(out, "abcdef", 6) == 0);
+  CHECK_FALSE(own.copy(11, out)); // one byte past the end: not all of it
+  {
+    const sys::ReopenedCopies reopened(path, opened->bytes);
+    REQUIRE(reopened.copy(0, out));
+    CHECK(std::memcmp(out, "012345", 6) == 0);
+  }
+  // Another file renamed over the path (same size): not the file mapped, no copy.
+  REQUIRE(std::rename(other.c_str(), path.c_str()) == 0);
+  const sys::ReopenedCopies replaced(path, opened->bytes);
+  CHECK_FALSE(replaced.copy(0, out));
+  // The map's own descriptor still reads the file mapped.
+  REQUIRE(own.copy(0, out));
+  CHECK(std::memcmp(out, "012345", 6) == 0);
+  // Bytes that are no map of a file are never reopened.
+  const elf::FileBytes memory = elf::bytes_from_string("0123456789abcdef");
+  CHECK_FALSE(sys::ReopenedCopies(path, memory).copy(0, out));
+}
+
 TEST_CASE("a file replaced after the scan mapped it: described by the bytes read, never cached under the new file's key") {
   fixture::TempDir dir("replaced");
   fixture::shared_library(dir / "a.so", "int a(void) { return 1; }\n", {"-Wl,-soname,libcufft.so.11"});
