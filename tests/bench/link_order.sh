@@ -19,7 +19,8 @@ profile start "$CONDACUDA" --version
 profile repeated "${doctor[@]}"
 profile first "${doctor[@]}" --no-cache
 # "fn=(id) name" names a function the first time it appears; "'2" marks a
-# second instance of a recursive one.
+# second instance of a recursive one. Code of no symbol (the vDSO's
+# addresses, "(below main)") is left out.
 python3 - "$scratch"/{start,repeated,first}.out > "$scratch/order.txt" << 'PY'
 import re, sys
 seen = set()
@@ -29,6 +30,8 @@ for path in sys.argv[1:]:
         if not m:
             continue
         name = m.group(1).split("'")[0]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.$]*", name) or name.startswith("0x"):
+            continue
         if name not in seen:
             seen.add(name)
             print(name)
