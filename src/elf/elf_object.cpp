@@ -23,46 +23,53 @@ constexpr std::uint64_t max_version_records = 1u << 16;
 
 Error corrupt(std::string what) { return make_error(ErrorCode::corrupt, std::move(what)); }
 
-// Dynamic entries copied from a TableSource a piece (64 entries) at a time.
-// After a copy that fails, the source is not asked again: the map is read.
-class EntryPieces {
+// A window of the file copied from a TableSource, 1 KiB at most, for the
+// small reads of a parse (the dynamic entries, the names they give). After a
+// copy that fails, none more is asked for: the map is read.
+class CopiedWindow {
 public:
-  EntryPieces(const TableSource* source, std::uint64_t file_size) : source_(source), file_size_(file_size) {}
-  // The entry (16 bytes, inside the file) at `offset`, when copied.
-  bool read(std::uint64_t offset, std::optional<std::uint64_t>& tag, std::optional<std::uint64_t>& value) {
-    if (!source_ || offset > file_size_ || file_size_ - offset < dyn_size) return false;
-    if (offset < at_ || offset - at_ > size_ || size_ - (offset - at_) < dyn_size) {
-      size_ = std::min<std::uint64_t>(sizeof bytes_, file_size_ - offset);
-      at_ = offset;
-      if (!source_->copy(offset, std::span<std::byte>(bytes_, size_))) {
-        source_ = nullptr;
-        return false;
-      }
+  explicit CopiedWindow(const TableSource* source) : source_(source) {}
+  // What the window holds from `offset` on; empty when it does not hold it.
+  std::span<const std::byte> held(std::uint64_t offset) const {
+    if (offset < at_ || offset - at_ >= size_) return {};
+    return {bytes_ + (offset - at_), static_cast<std::size_t>(size_ - (offset - at_))};
+  }
+  // Copies [offset, min(offset + 1 KiB, end)) afresh; false when nothing could be.
+  bool refill(std::uint64_t offset, std::uint64_t end) {
+    size_ = 0;
+    if (!source_ || offset >= end) return false;
+    const std::uint64_t n = std::min<std::uint64_t>(sizeof bytes_, end - offset);
+    if (!source_->copy(offset, std::span<std::byte>(bytes_, n))) {
+      source_ = nullptr;
+      return false;
     }
-    std::uint64_t words[2];
-    std::memcpy(words, bytes_ + (offset - at_), dyn_size);
-    tag = words[0];
-    value = words[1];
+    at_ = offset;
+    size_ = n;
     return true;
   }
 
 private:
   const TableSource* source_;
-  std::uint64_t file_size_;
   std::uint64_t at_ = 0, size_ = 0;
-  std::byte bytes_[64 * dyn_size];
+  std::byte bytes_[1024];
 };
+
+// The NUL-terminated name at the start of `bytes`, when it ends there.
+std::optional<std::string_view> name_in(std::span<const std::byte> bytes) {
+  const char* text = reinterpret_cast<const char*>(bytes.data());
+  const void* nul = bytes.empty() ? nullptr : std::memchr(text, 0, bytes.size());
+  if (!nul) return std::nullopt;
+  return std::string_view(text, static_cast<std::size_t>(static_cast<const char*>(nul) - text));
+}
 } // namespace
 
-// The last piece of the string table dynamic_string copied, and what it may
-// still copy: a hostile dynamic section can name one string millions of
+// The window of the string table dynamic_string copied last, and what it
+// may still keep: a hostile dynamic section can name one string millions of
 // times (4 M entries of DT_NEEDED), and each copy is kept with the object;
-// past the budget, or after a copy that failed, names are views of the map.
+// past the budget names are views of the map.
 struct ElfObject::CopiedPiece {
-  std::uint64_t at = 0, size = 0;
+  CopiedWindow window;
   std::uint64_t budget = 64 * 1024; // bytes of names kept
-  bool failed = false;
-  std::byte bytes[512];
 };
 
 FileBytes bytes_from_vector(std::vector<std::byte> v) {
@@ -115,12 +122,11 @@ Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool 
   if (auto s = obj->parse_headers(); !s) return s.error();
   if (obj->has_dynamic_) {
     if (auto s = obj->parse_dynamic_entries(); !s) return s.error();
-    obj->copies_ = nullptr; // the source lives no longer than this call
     if (with_symbols) {
       if (auto s = obj->parse_symbols(); !s) return s.error();
     }
   }
-  obj->copies_ = nullptr;
+  obj->copies_ = nullptr; // the source lives no longer than this call
   return std::shared_ptr<const ElfObject>(std::move(obj));
 }
 
@@ -193,7 +199,7 @@ Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {
   constexpr std::uint64_t max_entries = 1u << 22; // the loader would fault long before
   LoadImage image(reader_, page);
   if (!image.map_program_headers()) return corrupt("dynamic section lies outside the loaded segments");
-  EntryPieces pieces(copies_, reader_.size());
+  CopiedWindow window(copies_);
   for (std::uint64_t at = l_ld, n = 0;; at += dyn_size, ++n) {
     if (n == max_entries) return corrupt("the dynamic section has no DT_NULL");
     // An entry the file holds whole is its bytes there: copied when there is
@@ -201,7 +207,16 @@ Status ElfObject::read_dynamic_array(std::uint64_t l_ld) {
     // in zero-fill or out of the image reads as).
     const std::optional<std::uint64_t> file_offset = image.file_offset(at, dyn_size);
     std::optional<std::uint64_t> tag, value;
-    if (!file_offset || !pieces.read(*file_offset, tag, value)) tag = image.read(at, 8), value = image.read(at + 8, 8);
+    if (file_offset) {
+      auto held = window.held(*file_offset);
+      if (held.size() < dyn_size && window.refill(*file_offset, reader_.size())) held = window.held(*file_offset);
+      if (held.size() >= dyn_size) {
+        std::uint64_t words[2];
+        std::memcpy(words, held.data(), dyn_size);
+        tag = words[0], value = words[1];
+      }
+    }
+    if (!tag) tag = image.read(at, 8), value = image.read(at + 8, 8);
     // Past the end of the file inside its last page the image reads zeros
     // (a DT_NULL ld.so would take); the reader takes no facts from a cut
     // file, and calls it damaged.
@@ -237,27 +252,12 @@ std::optional<std::string_view> ElfObject::dynstr(std::uint64_t offset) const {
 }
 
 std::optional<std::string_view> ElfObject::dynamic_string(std::uint64_t offset, CopiedPiece& piece) {
-  if (!copies_ || piece.failed || offset >= strtab_end_ - strtab_offset_) return dynstr(offset);
+  if (offset >= strtab_end_ - strtab_offset_) return dynstr(offset);
   const std::uint64_t start = strtab_offset_ + offset;
-  auto in_piece = [&]() -> std::optional<std::string_view> {
-    if (start < piece.at || start - piece.at >= piece.size) return std::nullopt;
-    const char* text = reinterpret_cast<const char*>(piece.bytes) + (start - piece.at);
-    const void* nul = std::memchr(text, 0, static_cast<std::size_t>(piece.size - (start - piece.at)));
-    if (!nul) return std::nullopt;
-    return std::string_view(text, static_cast<std::size_t>(static_cast<const char*>(nul) - text));
-  };
-  auto text = in_piece();
-  if (!text) {
-    piece.at = start;
-    piece.size = std::min<std::uint64_t>(sizeof piece.bytes, strtab_end_ - start);
-    if (!copies_->copy(start, std::span<std::byte>(piece.bytes, piece.size))) {
-      piece.size = 0;
-      piece.failed = true;
-    }
-    text = in_piece();
-  }
-  // A name longer than a piece, or no NUL before the table's end: the map
-  // says which (cstring bounds the search by the table).
+  auto text = name_in(piece.window.held(start));
+  if (!text && piece.window.refill(start, strtab_end_)) text = name_in(piece.window.held(start));
+  // No copy, a name longer than a window, or no NUL before the table's end:
+  // the map says which (cstring bounds the search by the table).
   if (!text || text->size() + 1 > piece.budget) return dynstr(offset);
   piece.budget -= text->size() + 1;
   if (!copied_strings_) copied_strings_ = std::make_shared<std::deque<std::string>>();
@@ -332,7 +332,7 @@ Status ElfObject::resolve_dynamic_strings() {
   if (!reader_.has(strtab_offset_, size)) return corrupt("string table extends past the end of the file");
   strtab_end_ = strtab_offset_ + size;
 
-  CopiedPiece piece;
+  CopiedPiece piece{CopiedWindow(copies_)};
   auto str = [&](std::uint64_t o, const char* what) -> Result<std::string_view> {
     auto s = dynamic_string(o, piece);
     if (!s) return corrupt(std::string(what) + " string offset " + std::to_string(o) + " is outside the string table");
