@@ -165,7 +165,7 @@ Result<int> modelled_glibc_minor(const std::string& release) {
 // The doctor's judgement once the inputs are known and the files checked.
 Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::DoctorInputs& inputs,
                                           const std::vector<std::string>& in_front, sys::DiskFileView& files,
-                                          const sys::RepairState& state) {
+                                          const sys::RepairState& state, std::vector<std::string> system) {
   auto imports = resolve_imports(options.imports, options.env.prefix, inputs.inventory.site_packages);
   if (!imports) return imports.error();
   inputs.imports = std::move(*imports);
@@ -187,7 +187,6 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
   if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.name));
-  std::vector<std::string> system = sys::system_cuda_dirs();
   add_repair_findings(report, inputs, files, system, state);
   std::optional<Result<doctor::GpuTable>> table; // parsed at most once, when a GPU is to be named
   const GpuTableSource table_source = [&]() -> Result<const doctor::GpuTable*> {
@@ -238,7 +237,13 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   load_checks.load(cache_warnings);
   files.use_load_checks(&load_checks);
   load_checks.prepare(files, env_files(*inputs));
-  auto report = diagnose_env(options, *inputs, in_front, files, state);
+  // The machine's CUDA folders (what a repair is verified against), each
+  // listed again only when a name in it changed.
+  sys::FolderVerdicts folders(options.cache ? sys::FolderVerdicts::default_path() : "");
+  folders.load(cache_warnings);
+  std::vector<std::string> system = sys::system_cuda_dirs("", &folders);
+  folders.save(cache_warnings);
+  auto report = diagnose_env(options, *inputs, in_front, files, state, std::move(system));
   files.use_load_checks(nullptr);
   load_checks.save(files, cache_warnings);
   if (report)

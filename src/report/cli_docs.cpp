@@ -400,6 +400,10 @@ const std::vector<ManEntry>& man_files() {
        "What mapping, relocating and initialising each library would meet, keyed the same way plus the glibc release, "
        "page size and commit limit (doctor --no-cache neither reads nor writes it). A cache another user owns, or "
        "others may write, is ignored."},
+      {"$XDG_CACHE_HOME/condacuda/system-folders",
+       "Whether each of the machine's CUDA folder candidates (/usr/local/cuda*, the ld.so.conf.d folders) holds a CUDA "
+       "library, keyed the same way: a folder is listed again when a name in it changes (doctor --no-cache neither "
+       "reads nor writes it)."},
       {"~/.conda/environments.txt", "Envs conda created outside the envs dirs, listed by list."},
       {"/etc/ld.so.cache", "Read by doctor and repair, as ld.so reads it."},
       {"<bin>/../libexec/condacuda/condacuda-probe",

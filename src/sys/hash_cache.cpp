@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <string_view>
 #include <sys/stat.h>
@@ -33,6 +34,13 @@ const CacheFormat hash_cache_format{"hash cache", "condacuda hash cache 1", is_s
 FileKey key_of(const struct stat& st) {
   auto ns = [](const struct timespec& t) { return std::int64_t(t.tv_sec) * 1000000000 + t.tv_nsec; };
   return {std::uint64_t(st.st_dev), std::uint64_t(st.st_ino), std::uint64_t(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
+}
+
+bool has_settled(const FileKey& key) {
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const std::int64_t settled = std::int64_t(now.tv_sec - 1) * 1000000000 + now.tv_nsec;
+  return key.ctime_ns < settled && key.mtime_ns < settled;
 }
 
 std::string default_hash_cache_path() {

@@ -23,6 +23,12 @@ struct FileKey {
 };
 FileKey key_of(const struct stat& st);
 
+// Whether a key can vouch for what it names: timestamps advance by a clock
+// tick, not a nanosecond, so a file or folder changed within the last second
+// may change again and keep them. Such a key is not kept, as git treats a
+// "racily clean" entry.
+bool has_settled(const FileKey& key);
+
 // $XDG_CACHE_HOME/condacuda/hashes (XDG_CACHE_HOME must be absolute), else
 // $HOME/.cache/condacuda/hashes, else "" (no cache).
 std::string default_hash_cache_path();

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <sched.h>
 #include <cerrno>
-#include <ctime>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <system_error>
@@ -141,14 +140,8 @@ void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>
 }
 
 void LoadCheckCache::save(const DiskFileView& files, std::vector<std::string>& warnings) {
-  // A file changed within the last second may change again with the same
-  // timestamps (they advance by a clock tick, not a nanosecond): not kept,
-  // as git treats a "racily clean" entry.
-  struct timespec now {};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  const std::int64_t settled = std::int64_t(now.tv_sec - 1) * 1000000000 + now.tv_nsec;
   files.each_load_check([&](const std::string& path, const FileKey& key, const elf::LoadCheck& check) {
-    if (key.ctime_ns < settled && key.mtime_ns < settled) cache_.store(path, key, serialize(params_, check));
+    if (has_settled(key)) cache_.store(path, key, serialize(params_, check));
   });
   cache_.save(warnings);
 }

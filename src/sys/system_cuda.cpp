@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <sys/stat.h>
 
 #include "inventory/components.hpp"
 #include "sys/mapped_file.hpp"
+#include "util/path.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::sys {
@@ -53,7 +55,33 @@ std::vector<fs::path> ld_so_conf_dirs(const std::string& root) {
 }
 } // namespace
 
-std::vector<std::string> system_cuda_dirs(const std::string& root) {
+namespace {
+bool valid_verdict(std::string_view value) { return value == "cuda" || value == "none"; }
+const CacheFormat folder_verdict_format{"system folder cache", "condacuda system folder cache 1", valid_verdict};
+} // namespace
+
+FolderVerdicts::FolderVerdicts(std::string path) : cache_(std::move(path), folder_verdict_format) {}
+
+std::string FolderVerdicts::default_path() {
+  std::string hashes = default_hash_cache_path();
+  return hashes.empty() ? "" : util::dir_name(hashes) + "/system-folders";
+}
+
+void FolderVerdicts::load(std::vector<std::string>& warnings) { cache_.load(warnings); }
+
+void FolderVerdicts::save(std::vector<std::string>& warnings) const { cache_.save(warnings); }
+
+std::optional<bool> FolderVerdicts::holds_cuda(const std::string& folder, const FileKey& key) {
+  auto hit = cache_.find(folder, key);
+  if (!hit) return std::nullopt;
+  return *hit == "cuda";
+}
+
+void FolderVerdicts::remember(const std::string& folder, const FileKey& key, bool holds_cuda) {
+  if (has_settled(key)) cache_.store(folder, key, holds_cuda ? "cuda" : "none");
+}
+
+std::vector<std::string> system_cuda_dirs(const std::string& root, FolderVerdicts* verdicts) {
   std::vector<fs::path> candidates;
   for (const auto& cuda : children(root + "/usr/local", "cuda")) {
     candidates.push_back(cuda / "lib64");
@@ -66,12 +94,20 @@ std::vector<std::string> system_cuda_dirs(const std::string& root) {
   }
   for (const auto& d : ld_so_conf_dirs(root)) candidates.push_back(d);
   std::vector<std::string> out;
-  std::set<std::string> seen;
+  // Two spellings of one folder (/usr/local/cuda/lib64 through its links,
+  // /lib and /usr/lib) are one inode: stat follows the links in one call,
+  // where resolving the path takes a readlink for each of its components.
+  std::set<std::pair<dev_t, ino_t>> seen;
   for (const auto& c : candidates) {
-    std::error_code ec;
-    fs::path real = fs::canonical(c, ec);
-    if (ec || !fs::is_directory(real, ec) || !seen.insert(real.string()).second) continue;
-    if (holds_cuda_library(real)) out.push_back(c.string());
+    struct stat st {};
+    if (::stat(c.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || !seen.insert({st.st_dev, st.st_ino}).second) continue;
+    const FileKey key = key_of(st);
+    std::optional<bool> holds = verdicts ? verdicts->holds_cuda(c.string(), key) : std::nullopt;
+    if (!holds) {
+      holds = holds_cuda_library(c);
+      if (verdicts) verdicts->remember(c.string(), key, *holds);
+    }
+    if (*holds) out.push_back(c.string());
   }
   return out;
 }
