@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <yaml-cpp/yaml.h>
 
-#include "util/embedded.hpp"
 #include "util/sha256.hpp"
 #include "util/strings.hpp"
 #include "util/yaml.hpp"
@@ -153,19 +152,6 @@ Result<ReleaseTable> parse_release_table(std::string_view yaml_text, const std::
   } catch (const YAML::Exception& e) {
     return bad(source_name, "ill-typed value at " + at(e.mark) + ": " + e.msg);
   }
-}
-
-Result<ReleaseTable> embedded_release_table() {
-  // Parsed once a process (yaml-cpp takes half a millisecond on it; doctor
-  // asks once a launch context and once for GPU coverage).
-  static const Result<ReleaseTable> parsed = []() -> Result<ReleaseTable> {
-    auto text = util::embedded_asset("templates/releases.yml");
-    if (!text) return make_error(ErrorCode::internal, "the release table is not embedded", "templates/releases.yml");
-    auto table = parse_release_table(*text, "templates/releases.yml");
-    if (!table) return make_error(ErrorCode::internal, table.error().message, table.error().path);
-    return table;
-  }();
-  return parsed;
 }
 
 } // namespace condacuda::lock

@@ -56,8 +56,13 @@ std::string series_of(std::string_view release);
 // yaml-cpp reports, or the entry that is wrong; source_name prefixes them.
 Result<ReleaseTable> parse_release_table(std::string_view yaml_text, const std::string& source_name);
 
-// The table embedded from templates/releases.yml (an internal error if it is
-// missing or broken: the build embeds it and a unit test parses it).
+// The table of templates/releases.yml, as the build compiled it
+// (src/tools/compile_release_table.cpp, run by src/CMakeLists.txt): the value
+// parse_release_table gives on the file, built without parsing at run time (a
+// unit test holds the two equal). A table that does not parse fails the build.
+ReleaseTable compiled_release_table();
+
+// That table, built once a process.
 Result<ReleaseTable> embedded_release_table();
 
 } // namespace condacuda::lock

@@ -5,6 +5,7 @@
 
 #include "lock/driver.hpp"
 #include "lock/release_table.hpp"
+#include "util/embedded.hpp"
 
 using namespace condacuda;
 using namespace condacuda::lock;
@@ -26,6 +27,31 @@ TEST_CASE("the embedded release table parses and holds CUDA 12.1 ... 13.0 with t
     REQUIRE_MESSAGE(it != table->releases.end(), r);
     CHECK_MESSAGE(it->components.size() == 8, r);
   }
+}
+
+TEST_CASE("the table the build compiled is the one parse_release_table reads from templates/releases.yml") {
+  // The embedded text is the file's (cmake/embed.cmake); the compiled table
+  // was parsed at build time (src/tools/compile_release_table.cpp).
+  auto text = util::embedded_asset("templates/releases.yml");
+  REQUIRE(text);
+  auto parsed = parse_release_table(*text, "templates/releases.yml");
+  REQUIRE(parsed.ok());
+  const ReleaseTable compiled = compiled_release_table();
+  CHECK(compiled.name == parsed->name);
+  CHECK(compiled.sha256 == parsed->sha256);
+  CHECK(compiled.same_version_as == parsed->same_version_as);
+  REQUIRE(compiled.majors.size() == parsed->majors.size());
+  for (std::size_t i = 0; i < compiled.majors.size(); ++i) {
+    CHECK(compiled.majors[i].major == parsed->majors[i].major);
+    CHECK(compiled.majors[i].min_driver_branch == parsed->majors[i].min_driver_branch);
+  }
+  REQUIRE(compiled.releases.size() == parsed->releases.size());
+  for (std::size_t i = 0; i < compiled.releases.size(); ++i) {
+    CHECK(compiled.releases[i].release == parsed->releases[i].release);
+    CHECK(compiled.releases[i].installer_driver == parsed->releases[i].installer_driver);
+    CHECK(compiled.releases[i].components == parsed->releases[i].components);
+  }
+  CHECK_FALSE(compiled.releases.empty());
 }
 
 TEST_CASE("a component version belongs to the releases listing it; the series is what they share") {
