@@ -15,6 +15,12 @@
 #   - ldd -r with the 31 paths, one call (one loader run per library).
 # Prints a Markdown table (median, and the ratio to libtree) and doctor's peak
 # RSS; BENCH_RUNS (default 10) sets the runs. No assertions on time.
+# The runs are made in BENCH_ROUNDS (default 4) hyperfine runs, the commands
+# in one order, then the reverse, and so on; each median is over every round.
+# hyperfine runs one command's runs back to back, so on a VM whose speed
+# drifts by a tenth within a minute, one round compares each command with the
+# machine of another moment; alternating rounds gives every command the same
+# moments.
 #   usage: bench_doctor.sh [OUT.md]
 source "$(dirname "$0")/../e2e/lib.sh"
 command -v hyperfine > /dev/null || skip "hyperfine is not installed"
@@ -24,6 +30,8 @@ make_cuda13_env "$scratch/repaired" || skip "no /usr/local/cuda/dist-info on thi
 make_cuda13_env "$scratch/big" || skip "no /usr/local/cuda/dist-info on this machine"
 add_big_env_consumers "$scratch/big" "${BENCH_CONSUMERS:-40}"
 runs=${BENCH_RUNS:-10}
+rounds=${BENCH_ROUNDS:-4}
+per_round=$(((runs + rounds - 1) / rounds))
 out=${1:-/dev/stdout}
 export LD_LIBRARY_PATH=
 "$CONDACUDA" repair -p "$scratch/repaired" > /dev/null
@@ -33,22 +41,37 @@ mapfile -t libs < <(find "$scratch/cu13" -name '*.so*' \( -type f -o -type l \) 
 n=${#libs[@]}
 doctor=("$CONDACUDA" doctor --json --no-ld-library-path -p)
 line() { printf '%q ' "$@"; } # hyperfine -N splits its command line like a shell, without one
-hyperfine -N --style none --warmup 3 --runs "$runs" -i --export-json "$scratch/h.json" \
-  -n "doctor, first run" "$(line "${doctor[@]}" "$scratch/cu13" --no-cache)" \
-  -n "doctor, repeated" "$(line "${doctor[@]}" "$scratch/cu13")" \
-  -n "doctor, repaired env" "$(line "${doctor[@]}" "$scratch/repaired")" \
-  -n "doctor, big env, first run" "$(line "${doctor[@]}" "$scratch/big" --no-cache)" \
-  -n "doctor, big env, repeated" "$(line "${doctor[@]}" "$scratch/big")" \
-  -n "doctor --gpu H100, repeated" "$(line "${doctor[@]}" "$scratch/cu13" --gpu H100 --driver 580.65.06)" \
-  -n "libtree" "$(line libtree "${libs[@]}")" \
-  -n "ldd -r" "$(line ldd -r "${libs[@]}")" > /dev/null 2>&1
+commands=(
+  -n "doctor, first run" "$(line "${doctor[@]}" "$scratch/cu13" --no-cache)"
+  -n "doctor, repeated" "$(line "${doctor[@]}" "$scratch/cu13")"
+  -n "doctor, repaired env" "$(line "${doctor[@]}" "$scratch/repaired")"
+  -n "doctor, big env, first run" "$(line "${doctor[@]}" "$scratch/big" --no-cache)"
+  -n "doctor, big env, repeated" "$(line "${doctor[@]}" "$scratch/big")"
+  -n "doctor --gpu H100, repeated" "$(line "${doctor[@]}" "$scratch/cu13" --gpu H100 --driver 580.65.06)"
+  -n "libtree" "$(line libtree "${libs[@]}")"
+  -n "ldd -r" "$(line ldd -r "${libs[@]}")"
+)
+reversed=()
+for ((i = ${#commands[@]} - 3; i >= 0; i -= 3)); do reversed+=("${commands[@]:i:3}"); done
+for ((round = 0; round < rounds; round++)); do
+  if ((round % 2 == 0)); then order=("${commands[@]}"); else order=("${reversed[@]}"); fi
+  warmup=$((round == 0 ? 3 : 1)) # the caches are filled by the first round
+  hyperfine -N --style none --warmup "$warmup" --runs "$per_round" -i --export-json "$scratch/h$round.json" \
+    "${order[@]}" > /dev/null 2>&1
+done
 read -r first_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor[@]}" "$scratch/cu13" --no-cache)
 read -r repeated_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor[@]}" "$scratch/cu13")
-python3 - "$scratch/h.json" "$n" "$first_rss" "$repeated_rss" "$(nproc)" > "$out" << 'PY'
-import json, sys
-h = json.load(open(sys.argv[1]))
-n, first_rss, repeated_rss, cores = sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
-t = {r["command"]: r["median"] for r in h["results"]}
+python3 - "$scratch" "$rounds" "$n" "$first_rss" "$repeated_rss" "$(nproc)" > "$out" << 'PY'
+import json, statistics, sys
+scratch, rounds = sys.argv[1], int(sys.argv[2])
+n, first_rss, repeated_rss, cores = sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
+times = {}
+for r in range(rounds):
+    for result in json.load(open("%s/h%d.json" % (scratch, r)))["results"]:
+        times.setdefault(result["command"], []).extend(result["times"])
+order = ["doctor, first run", "doctor, repeated", "doctor, repaired env", "doctor, big env, first run",
+         "doctor, big env, repeated", "doctor --gpu H100, repeated", "libtree", "ldd -r"]
+t = {name: statistics.median(times[name]) for name in order}
 lt = t["libtree"]
 print("| %s CUDA 13 libraries, %s cores | median | vs libtree |" % (n, cores))
 print("|---|---|---|")

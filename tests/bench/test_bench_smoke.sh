@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The benchmarks run (3 runs each; the import-order one on a smaller big env)
+# The benchmarks run (3 or 4 runs each; the import-order one on a smaller big env)
 # and produce their tables; no timing is
 # asserted. The figures in the README come from tests/bench/*.sh run by hand.
 source "$(dirname "$0")/../e2e/lib.sh"
 out=$scratch/doctor.md
 status=0
-BENCH_RUNS=3 bash "$(dirname "$0")/bench_doctor.sh" "$out" || status=$?
+BENCH_RUNS=4 BENCH_ROUNDS=2 bash "$(dirname "$0")/bench_doctor.sh" "$out" || status=$?
 [ "$status" = 125 ] && skip "bench_doctor.sh skipped"
 [ "$status" = 0 ] || fail "bench_doctor.sh exited $status"
 grep -q '^| doctor, first run |' "$out" || fail "no doctor row"
