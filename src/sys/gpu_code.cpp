@@ -7,7 +7,6 @@
 #include "elf/fatbin.hpp"
 #include "sys/mapped_file.hpp"
 #include "util/strings.hpp"
-#include "util/path.hpp"
 
 namespace condacuda::sys {
 
@@ -98,8 +97,7 @@ const CacheFormat fatbin_cache_format{"fatbin cache", "condacuda fatbin cache 1"
 FatbinCache::FatbinCache(std::string path) : cache_(std::move(path), fatbin_cache_format) {}
 
 std::string FatbinCache::default_path() {
-  std::string hashes = default_hash_cache_path();
-  return hashes.empty() ? "" : util::dir_name(hashes) + "/fatbins";
+  return default_cache_path("fatbins");
 }
 
 void FatbinCache::load(std::vector<std::string>& warnings) { cache_.load(warnings); }

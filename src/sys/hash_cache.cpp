@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sys/mapped_file.hpp"
+#include "util/path.hpp"
 #include "sys/posix.hpp"
 #include "util/strings.hpp"
 
@@ -49,6 +50,11 @@ std::string default_hash_cache_path() {
   const char* home = std::getenv("HOME");
   if (home && home[0] == '/') return std::string(home) + "/.cache/condacuda/hashes";
   return "";
+}
+
+std::string default_cache_path(std::string_view name) {
+  std::string hashes = default_hash_cache_path();
+  return hashes.empty() ? "" : util::dir_name(hashes) + "/" + std::string(name);
 }
 
 void HashCache::load(std::vector<std::string>& warnings) {

@@ -32,6 +32,9 @@ bool has_settled(const FileKey& key);
 // $XDG_CACHE_HOME/condacuda/hashes (XDG_CACHE_HOME must be absolute), else
 // $HOME/.cache/condacuda/hashes, else "" (no cache).
 std::string default_hash_cache_path();
+// Another of condacuda's caches, beside the hash cache: "<that folder>/<name>",
+// or "" when there is no cache folder.
+std::string default_cache_path(std::string_view name);
 
 // What a cache file holds: its first line, and which values are valid (a
 // file that fails either is ignored and rewritten).

@@ -13,7 +13,6 @@
 #include "elf/load_checks.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
-#include "util/path.hpp"
 #include "util/sha256.hpp"
 
 namespace condacuda::sys {
@@ -96,8 +95,7 @@ LoadCheckCache::LoadCheckCache(std::string path, const loader::LoaderConfig& con
     : cache_(std::move(path), load_check_cache_format), config_(config), params_(parameters(config)) {}
 
 std::string LoadCheckCache::default_path() {
-  std::string hashes = default_hash_cache_path();
-  return hashes.empty() ? "" : util::dir_name(hashes) + "/load-checks";
+  return default_cache_path("load-checks");
 }
 
 void LoadCheckCache::load(std::vector<std::string>& warnings) { cache_.load(warnings); }

@@ -9,7 +9,6 @@
 
 #include "inventory/components.hpp"
 #include "sys/mapped_file.hpp"
-#include "util/path.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::sys {
@@ -63,8 +62,7 @@ const CacheFormat folder_verdict_format{"system folder cache", "condacuda system
 FolderVerdicts::FolderVerdicts(std::string path) : cache_(std::move(path), folder_verdict_format) {}
 
 std::string FolderVerdicts::default_path() {
-  std::string hashes = default_hash_cache_path();
-  return hashes.empty() ? "" : util::dir_name(hashes) + "/system-folders";
+  return default_cache_path("system-folders");
 }
 
 void FolderVerdicts::load(std::vector<std::string>& warnings) { cache_.load(warnings); }

@@ -153,7 +153,8 @@ for path in ["$PREFIX/etc/condacuda/manifest.yml", "$PREFIX/etc/conda/activate.d
     if path not in files:
         problems.append("FILES lacks " + path)
 for needle in ['manifest_path = "etc/condacuda/manifest.yml"', 'originals_folder = "etc/condacuda/originals"',
-               '"/condacuda/hashes"', '"/fatbins"', '"/load-checks"', '"/system-folders"']:
+               '"/condacuda/hashes"', 'default_cache_path("fatbins")', 'default_cache_path("load-checks")',
+               'default_cache_path("system-folders")']:
     if not grep(re.escape(needle), src):
         problems.append("the sources no longer say " + needle + " (FILES may be out of date)")
 
