@@ -52,9 +52,7 @@ std::vector<fs::path> ld_so_conf_dirs(const std::string& root) {
   }
   return out;
 }
-} // namespace
 
-namespace {
 bool valid_verdict(std::string_view value) { return value == "cuda" || value == "none"; }
 const CacheFormat folder_verdict_format{"system folder cache", "condacuda system folder cache 1", valid_verdict};
 } // namespace

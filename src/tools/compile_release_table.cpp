@@ -1,8 +1,8 @@
 // Build-time program: turns templates/releases.yml into C++ that builds the
-// same lock::ReleaseTable (lock::compiled_release_table, lock/release_table.hpp). yaml-cpp took
-// half a millisecond on the table, a thirtieth of a repeated doctor run;
-// the parse now happens once, here, with the same parser the `--releases FILE`
-// tables go through, and a broken table fails the build.
+// same lock::ReleaseTable (lock::compiled_release_table, lock/release_table.hpp).
+// yaml-cpp took half a millisecond on the table, a thirtieth of a repeated
+// doctor run; the parse now happens once, here, with the same parser the
+// `--releases FILE` tables go through, and a broken table fails the build.
 //   usage: condacuda_compile_release_table RELEASES.yml OUT.cpp
 #include <cstdio>
 #include <fstream>
