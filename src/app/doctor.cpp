@@ -209,8 +209,12 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
 Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   sys::DiskFileView& files = sys::process_file_view();
   const sys::RepairState state = sys::read_repair_state(options.env.prefix);
-  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state);
+  std::vector<std::string> cache_warnings;
+  sys::DistInfoCache dist_info(options.cache ? sys::DistInfoCache::default_path() : "");
+  dist_info.load(cache_warnings);
+  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state, &dist_info);
   if (!inputs) return inputs.error();
+  dist_info.save(cache_warnings);
   // The shell as it is: folders put in front of the hook's entries after
   // activation (`module load`) are searched first by every process it starts.
   std::vector<std::string> in_front;
@@ -233,7 +237,6 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
     inputs->glibc_source = "--glibc";
   }
   sys::LoadCheckCache load_checks(options.cache ? sys::LoadCheckCache::default_path() : "", inputs->config);
-  std::vector<std::string> cache_warnings;
   load_checks.load(cache_warnings);
   files.use_load_checks(&load_checks);
   load_checks.prepare(files, env_files(*inputs));

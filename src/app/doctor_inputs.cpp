@@ -9,10 +9,11 @@
 namespace condacuda::app {
 
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
-                                           sys::DiskFileView& files, const sys::RepairState& state) {
+                                           sys::DiskFileView& files, const sys::RepairState& state,
+                                           sys::DistInfoCache* dist_info) {
   doctor::DoctorInputs in;
   in.env = env;
-  auto snapshot = sys::scan_env(env.prefix);
+  auto snapshot = sys::scan_env(env.prefix, dist_info);
   if (!snapshot) return snapshot.error();
   for (const auto& f : snapshot->shared_objects)
     if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf);

@@ -7,6 +7,7 @@
 #include "app/base_ld_library_path.hpp"
 #include "doctor/doctor.hpp"
 #include "sys/disk_file_view.hpp"
+#include "sys/dist_info_cache.hpp"
 #include "sys/repair_state.hpp"
 #include "util/result.hpp"
 
@@ -14,8 +15,10 @@ namespace condacuda::app {
 
 // `files` receives the mappings the env scan made, so nothing is mapped twice.
 // `state`: the env's repair state, read once by the caller (its hook and pins).
+// `dist_info`: the cache of the wheels' dist-info files (none: all are read).
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
-                                           sys::DiskFileView& files, const sys::RepairState& state);
+                                           sys::DiskFileView& files, const sys::RepairState& state,
+                                           sys::DistInfoCache* dist_info = nullptr);
 // The same, reading the repair state itself.
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files);

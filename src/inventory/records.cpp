@@ -67,6 +67,53 @@ std::vector<RecordEntry> parse_record(std::string_view text, bool (*keep)(std::s
   return out;
 }
 
+std::string kept_record_lines(std::string_view text, bool (*keep)(std::string_view path)) {
+  std::string out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    if (!parse_record(line, keep).empty()) (out += line) += '\n';
+  }
+  return out;
+}
+
+namespace {
+constexpr std::string_view requires_dist_header = "requires-dist:";
+
+// One line of METADATA's headers: what parse_metadata and
+// kept_metadata_lines both walk.
+enum class HeaderLine { end, continuation, requires_dist, other };
+HeaderLine classify_header_line(std::string_view line) {
+  if (line.empty() || line == "\r") return HeaderLine::end; // headers end at the first blank line
+  if (line[0] == ' ' || line[0] == '\t') return HeaderLine::continuation;
+  if (line.size() >= requires_dist_header.size() &&
+      util::to_lower(line.substr(0, requires_dist_header.size())) == requires_dist_header)
+    return HeaderLine::requires_dist;
+  return HeaderLine::other;
+}
+} // namespace
+
+std::string kept_metadata_lines(std::string_view text) {
+  std::string out;
+  bool in_requires_dist = false;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const HeaderLine kind = classify_header_line(line);
+    if (kind == HeaderLine::end) break;
+    if (kind != HeaderLine::continuation) in_requires_dist = kind == HeaderLine::requires_dist;
+    // A continuation is kept only after a Requires-Dist: dropped after
+    // another header, it would extend the Requires-Dist before that one.
+    const bool kept = kind == HeaderLine::continuation ? in_requires_dist
+                                                       : kind == HeaderLine::requires_dist || line.starts_with("Name:") ||
+                                                             line.starts_with("Version:");
+    if (kept) (out += line) += '\n';
+  }
+  return out;
+}
+
 Metadata parse_metadata(std::string_view text) {
   Metadata m;
   bool in_requires_dist = false; // the last header was Requires-Dist: a continuation line extends it
@@ -74,16 +121,15 @@ Metadata parse_metadata(std::string_view text) {
     const auto nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    if (line.empty() || line == "\r") break; // headers end at the first blank line
-    if (line[0] == ' ' || line[0] == '\t') {
+    const HeaderLine kind = classify_header_line(line);
+    if (kind == HeaderLine::end) break;
+    if (kind == HeaderLine::continuation) {
       if (in_requires_dist) m.requires_dist.back() += " " + std::string(util::trim(line));
       continue;
     }
-    in_requires_dist = false;
-    constexpr std::string_view requires_dist = "requires-dist:";
-    if (line.size() >= requires_dist.size() && util::to_lower(line.substr(0, requires_dist.size())) == requires_dist) {
-      m.requires_dist.emplace_back(util::trim(line.substr(requires_dist.size())));
-      in_requires_dist = true;
+    in_requires_dist = kind == HeaderLine::requires_dist;
+    if (in_requires_dist) {
+      m.requires_dist.emplace_back(util::trim(line.substr(requires_dist_header.size())));
       continue;
     }
     // A name or version is short (PEP 440 versions, PEP 508 names); a longer

@@ -36,6 +36,10 @@ struct CondaPackage {
 // With `keep`, only the entries whose path it accepts (the others are never
 // copied: a CUDA wheel's RECORD lists thousands of headers).
 std::vector<RecordEntry> parse_record(std::string_view text, bool (*keep)(std::string_view path) = nullptr);
+// The lines of a RECORD that parse_record(text, keep) makes entries of, each
+// ended by a newline: parsing them gives the same entries as the whole text
+// (RECORD is read line by line). What the dist-info cache keeps.
+std::string kept_record_lines(std::string_view text, bool (*keep)(std::string_view path));
 
 // METADATA is RFC 822 style: the first "Name:" and "Version:" headers, and
 // every "Requires-Dist:" value in order (continuation lines, which start
@@ -46,6 +50,11 @@ struct Metadata {
   std::vector<std::string> requires_dist; // as written; parse with inventory/requirements.hpp
 };
 Metadata parse_metadata(std::string_view text);
+// The lines of a METADATA that parse_metadata takes values from, each ended
+// by a newline: its Name, Version and Requires-Dist headers and the
+// continuations of the last, up to the first empty line (parsing them gives
+// the same Metadata as the whole text). What the dist-info cache keeps.
+std::string kept_metadata_lines(std::string_view text);
 
 // A conda-meta/<name>-<version>-<build>.json record.
 Result<CondaPackage> parse_conda_record(std::string_view json_text);

@@ -404,6 +404,9 @@ const std::vector<ManEntry>& man_files() {
        "Whether each of the machine's CUDA folder candidates (/usr/local/cuda*, the ld.so.conf.d folders) holds a CUDA "
        "library, keyed the same way: a folder is listed again when a name in it changes (doctor --no-cache neither "
        "reads nor writes it)."},
+      {"$XDG_CACHE_HOME/condacuda/dist-info",
+       "What doctor's env scan parses of each wheel's METADATA (its Name, Version and Requires-Dist headers) and "
+       "RECORD (the lines of shared libraries), keyed the same way (doctor --no-cache neither reads nor writes it)."},
       {"~/.conda/environments.txt", "Envs conda created outside the envs dirs, listed by list."},
       {"/etc/ld.so.cache", "Read by doctor and repair, as ld.so reads it."},
       {"<bin>/../libexec/condacuda/condacuda-probe",

@@ -5,6 +5,10 @@
 #include <cstring>
 #include <system_error>
 
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "inventory/components.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
@@ -88,7 +92,30 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
   return f;
 }
 
-void read_distributions(const fs::path& prefix, const std::string& site, inventory::EnvSnapshot& s) {
+// The part of a dist-info file the scan parses (`kept` of its text), from
+// the cache when the file is unchanged; else read, and remembered.
+template <class Kept>
+Result<std::string> read_kept(const std::string& path, std::uint64_t max_bytes, DistInfoCache* cache, Kept kept) {
+  struct stat st {};
+  if (cache && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+    if (auto hit = cache->find(path, key_of(st))) return std::move(*hit);
+  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (!f.valid()) return errno_error(errno, "cannot open", path);
+  if (::fstat(f.get(), &st) != 0) return errno_error(errno, "cannot stat", path);
+  auto text = read_regular_file(f.get(), max_bytes, path);
+  if (!text) return text.error();
+  // The key before the read: a file changed while read has another one.
+  std::string part(kept(*text));
+  if (cache) cache->remember(path, key_of(st), part);
+  return part;
+}
+
+bool names_shared_library(std::string_view path) {
+  // The inventory looks up shared libraries only (inventory/inventory.cpp).
+  return inventory::looks_like_shared_library(path.substr(path.find_last_of('/') + 1));
+}
+
+void read_distributions(const fs::path& prefix, const std::string& site, inventory::EnvSnapshot& s, DistInfoCache* cache) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(prefix / site, ec)) {
     const std::string name = entry.path().filename().string();
@@ -96,7 +123,7 @@ void read_distributions(const fs::path& prefix, const std::string& site, invento
     inventory::Distribution d;
     d.dist_info = relative_to(entry.path(), prefix);
     d.site_packages = site;
-    if (auto meta = read_text_file((entry.path() / "METADATA").string(), read_cap::metadata)) {
+    if (auto meta = read_kept((entry.path() / "METADATA").string(), read_cap::metadata, cache, inventory::kept_metadata_lines)) {
       auto m = inventory::parse_metadata(*meta);
       d.name = m.name;
       d.version = m.version;
@@ -104,12 +131,9 @@ void read_distributions(const fs::path& prefix, const std::string& site, invento
     } else if (meta.error().code != ErrorCode::not_found) {
       s.warnings.push_back(d.dist_info + "/METADATA " + meta.error().message + "; name and version taken from the folder");
     }
-    auto record = read_text_file((entry.path() / "RECORD").string(), read_cap::record);
-    // The inventory looks up shared libraries only (inventory/inventory.cpp).
-    auto shared_library = [](std::string_view path) {
-      return inventory::looks_like_shared_library(path.substr(path.find_last_of('/') + 1));
-    };
-    if (record) d.files = inventory::parse_record(*record, shared_library);
+    auto record = read_kept((entry.path() / "RECORD").string(), read_cap::record, cache,
+                            [](std::string_view text) { return inventory::kept_record_lines(text, names_shared_library); });
+    if (record) d.files = inventory::parse_record(*record, names_shared_library);
     else if (record.error().code == ErrorCode::not_found) s.warnings.push_back(d.dist_info + ": no readable RECORD");
     else s.warnings.push_back(d.dist_info + ": no readable RECORD (it " + record.error().message + ")");
     if (d.name.empty()) {
@@ -162,7 +186,7 @@ void find_site_packages(const fs::path& prefix, inventory::EnvSnapshot& s) {
 }
 } // namespace
 
-Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text) {
+Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text, DistInfoCache* dist_info) {
   inventory::EnvSnapshot s;
   fs::path prefix = fs::absolute(prefix_text).lexically_normal();
   if (prefix.has_relative_path() && prefix.filename().empty()) prefix = prefix.parent_path();
@@ -171,7 +195,7 @@ Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text) {
   if (!fs::is_directory(prefix, ec)) return make_error(ErrorCode::not_found, "not a directory", s.prefix);
   fs::path canonical_prefix = fs::canonical(prefix, ec);
   find_site_packages(prefix, s);
-  for (const auto& site : s.site_packages) read_distributions(prefix, site, s);
+  for (const auto& site : s.site_packages) read_distributions(prefix, site, s, dist_info);
   read_conda_meta(prefix, s);
   for (const char* py : {"bin/python3", "bin/python"})
     if (fs::exists(prefix / py, ec)) {

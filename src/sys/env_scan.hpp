@@ -6,6 +6,7 @@
 #include <string>
 
 #include "inventory/snapshot.hpp"
+#include "sys/dist_info_cache.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::sys {
@@ -13,8 +14,10 @@ namespace condacuda::sys {
 // Scans `prefix`. Skips what is never part of an env's own libraries: pkgs/
 // and envs/ of a root prefix, conda-meta/, include/, share/, __pycache__ and
 // .git folders. Fails only when the prefix cannot be read at all; problems
-// with single files become snapshot warnings.
-Result<inventory::EnvSnapshot> scan_env(const std::string& prefix);
+// with single files become snapshot warnings. With `dist_info`, the wheels'
+// METADATA and RECORD files unchanged since a run that read them are not read
+// again.
+Result<inventory::EnvSnapshot> scan_env(const std::string& prefix, DistInfoCache* dist_info = nullptr);
 
 // The env's interpreter (bin/python3, else bin/python) as the real path of an
 // ELF executable, if it has one.

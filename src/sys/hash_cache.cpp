@@ -1,5 +1,6 @@
 #include "sys/hash_cache.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <ctime>
@@ -24,7 +25,7 @@ bool is_sha256_hex(std::string_view v) {
 constexpr std::size_t cache_limit = 100000; // entries; beyond it only this run's are kept
 
 template <class T>
-bool whole_number(const std::string& s, T& out) {
+bool whole_number(std::string_view s, T& out) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && end == s.data() + s.size() && !s.empty();
 }
@@ -76,9 +77,18 @@ void HashCache::load(std::vector<std::string>& warnings) {
     }
     return;
   }
-  auto lines = util::split(*text, "\n");
-  bool ok = !lines.empty() && lines.front() == format_.magic;
-  for (std::size_t i = 1; ok && i < lines.size(); ++i) ok = lines[i].empty() || parse_line(lines[i]);
+  text_ = std::move(*text);
+  std::string_view rest = text_;
+  const auto first_end = rest.find('\n');
+  bool ok = rest.substr(0, first_end) == format_.magic;
+  rest.remove_prefix(first_end == std::string_view::npos ? rest.size() : first_end + 1);
+  entries_.reserve(static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + 1);
+  while (ok && !rest.empty()) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    ok = line.empty() || parse_line(line);
+  }
   if (!ok) {
     warnings.push_back(path_ + ": " + std::string(format_.name) + " is corrupt; ignored and rewritten");
     entries_.clear();
@@ -90,7 +100,7 @@ std::optional<std::string> HashCache::find(const std::string& path, const FileKe
   auto it = entries_.find(path);
   if (it == entries_.end() || !(it->second.key == key)) return std::nullopt;
   it->second.used = true;
-  return it->second.hex;
+  return std::string(it->second.hex);
 }
 
 void HashCache::store(const std::string& path, const FileKey& key, const std::string& hex) {
@@ -101,18 +111,26 @@ void HashCache::store(const std::string& path, const FileKey& key, const std::st
     it->second.used = true; // already recorded: the file need not be rewritten
     return;
   }
-  entries_[path] = Entry{key, hex, true};
+  if (it != entries_.end()) it->second = Entry{key, own(hex), true};
+  else entries_.emplace(own(path), Entry{key, own(hex), true});
   dirty_ = true;
 }
 
 void HashCache::save(std::vector<std::string>& warnings) const {
   if (path_.empty() || !dirty_) return;
   bool trim = entries_.size() > cache_limit;
+  std::vector<const std::pair<const std::string_view, Entry>*> sorted; // by path: the same file for the same entries
+  sorted.reserve(entries_.size());
+  for (const auto& entry : entries_) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
   std::string out = std::string(format_.magic) + "\n";
-  for (const auto& [path, e] : entries_) {
+  for (const auto* entry : sorted) {
+    const auto& [path, e] = *entry;
     if (trim && !e.used) continue;
-    out += e.hex + "\t" + std::to_string(e.key.dev) + "\t" + std::to_string(e.key.ino) + "\t" + std::to_string(e.key.size) +
-           "\t" + std::to_string(e.key.mtime_ns) + "\t" + std::to_string(e.key.ctime_ns) + "\t" + path + "\n";
+    (out += e.hex) += "\t";
+    out += std::to_string(e.key.dev) + "\t" + std::to_string(e.key.ino) + "\t" + std::to_string(e.key.size) + "\t" +
+           std::to_string(e.key.mtime_ns) + "\t" + std::to_string(e.key.ctime_ns) + "\t";
+    (out += path) += "\n";
   }
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
@@ -120,9 +138,16 @@ void HashCache::save(std::vector<std::string>& warnings) const {
     warnings.push_back(std::string(format_.name) + " not saved: " + status.error().describe());
 }
 
-bool HashCache::parse_line(const std::string& line) {
-  auto f = util::split(line, "\t");
-  if (f.size() != 7 || !format_.valid(f[0])) return false;
+bool HashCache::parse_line(std::string_view line) {
+  std::string_view f[7];
+  for (std::size_t i = 0; i < 6; ++i) {
+    const auto tab = line.find('\t');
+    if (tab == std::string_view::npos) return false;
+    f[i] = line.substr(0, tab);
+    line.remove_prefix(tab + 1);
+  }
+  f[6] = line;
+  if (f[6].find('\t') != std::string_view::npos || !format_.valid(f[0])) return false;
   FileKey k;
   if (!whole_number(f[1], k.dev) || !whole_number(f[2], k.ino) || !whole_number(f[3], k.size) ||
       !whole_number(f[4], k.mtime_ns) || !whole_number(f[5], k.ctime_ns) || f[6].empty())

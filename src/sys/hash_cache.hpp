@@ -3,10 +3,11 @@
 // a multi-GB env read no library: one line per file, "hex dev ino size mtime
 // ctime path", tab-separated, under $XDG_CACHE_HOME/condacuda/hashes.
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 struct stat;
@@ -63,16 +64,22 @@ public:
   void save(std::vector<std::string>& warnings) const;
 
 private:
+  // Paths and values are views: into text_ when loaded, into owned_ when
+  // stored (a deque: its strings never move). Loading parses every line in
+  // place, with no copy: a doctor run loads three caches.
   struct Entry {
     FileKey key;
-    std::string hex;
+    std::string_view hex;
     bool used = false;
   };
-  bool parse_line(const std::string& line);
+  bool parse_line(std::string_view line);
+  std::string_view own(std::string_view text) { return owned_.emplace_back(text); }
 
   std::string path_;
   CacheFormat format_;
-  std::map<std::string, Entry> entries_;
+  std::string text_;
+  std::deque<std::string> owned_;
+  std::unordered_map<std::string_view, Entry> entries_;
   bool dirty_ = false;
 };
 

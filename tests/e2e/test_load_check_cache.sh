@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # doctor's load-check cache ($XDG_CACHE_HOME/condacuda/load-checks,
-# sys/load_check_cache.hpp) never changes a verdict: on every kind of env the
+# sys/load_check_cache.hpp), and with it the system folder and dist-info
+# caches beside it, never change a verdict: on every kind of env the
 # e2e suites build (the demo env under several LD_LIBRARY_PATHs, an import
 # order env, 400 hostile variants of real libraries, the CUDA 13 libraries when
 # this machine has them) doctor --json is the same with --no-cache, with an
@@ -11,26 +12,32 @@
 source "$(dirname "$0")/lib.sh"
 
 cache=$XDG_CACHE_HOME/condacuda/load-checks
+dist_info=$XDG_CACHE_HOME/condacuda/dist-info
+folders=$XDG_CACHE_HOME/condacuda/system-folders
 
 # same_three ENV NAME [DOCTOR ARGS...]: --no-cache, cold and warm agree.
 same_three() {
   local env=$1 name=$2 status
   shift 2
-  rm -f "$cache"
+  rm -f "$cache" "$dist_info" "$folders"
   for run in nocache cold warm; do
     local extra=()
     [ "$run" = nocache ] && extra=(--no-cache)
     status=0
     "$CONDACUDA" doctor -p "$env" --json "${extra[@]}" "$@" > "$scratch/$name.$run.json" 2> "$scratch/$name.$run.err" || status=$?
     case "$status" in 0 | 1) ;; *) cat "$scratch/$name.$run.err" >&2; fail "$name: doctor ($run) exited $status" ;; esac
-    if [ "$run" = nocache ] && [ -e "$cache" ]; then fail "$name: --no-cache wrote $cache"; fi
+    for written in "$cache" "$dist_info" "$folders"; do
+      if [ "$run" = nocache ] && [ -e "$written" ]; then fail "$name: --no-cache wrote $written"; fi
+    done
   done
   cmp -s "$scratch/$name.nocache.json" "$scratch/$name.cold.json" || fail "$name: the cold cache changed doctor's report"
   cmp -s "$scratch/$name.nocache.json" "$scratch/$name.warm.json" || fail "$name: the warm cache changed doctor's report"
   local entries
   entries=$(grep -c "$env" "$cache" || true)
   [ "$entries" -gt 0 ] || fail "$name: nothing of $env was cached"
-  note "$name: the same report three ways; $entries of its files cached"
+  local records
+  records=$(grep -c -- "$env/.*\.dist-info/" "$dist_info" 2> /dev/null || true)
+  note "$name: the same report three ways; $entries of its files cached, ${records:-0} dist-info files"
 }
 
 # Files written less than a second ago are not cached (their timestamps could
@@ -63,6 +70,8 @@ failing=$(json "$scratch/hostile.warm.json" "sum(1 for r in j['roots'] if r['ver
 if make_cuda13_env "$scratch/cu13"; then
   settle
   same_three "$scratch/cu13" cuda13 --no-ld-library-path
+  # The wheels' METADATA and RECORD files, kept (the run is warm).
+  grep -q -- "$scratch/cu13/.*\.dist-info/RECORD\$" "$dist_info" || fail "cuda13: no RECORD in the dist-info cache"
 else
   note "no /usr/local/cuda/dist-info: the CUDA 13 env is left out"
 fi

@@ -6,7 +6,14 @@
 #include "support/fixture.hpp"
 #include "sys/env_scan.hpp"
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "sys/dist_info_cache.hpp"
 
 using namespace condacuda::inventory;
 
@@ -63,6 +70,116 @@ TEST_CASE("RECORD, METADATA and conda-meta parsing") {
   CHECK(wheel_cuda_suffix("nvidia-nccl-cu13") == 13);
   CHECK(wheel_cuda_suffix("cupy-cuda12x") == std::nullopt);
   CHECK(wheel_cuda_suffix("nvidia-cusparse") == std::nullopt);
+}
+
+TEST_CASE("the dist-info cache keeps what parses the same as the whole file") {
+  auto shared_library = [](std::string_view path) { return path.ends_with(".so.12"); };
+  const std::string record = "a/libx.so.12,sha256=AA,10\r\n\"b/lib,y.so.12\",,\nc/x.h,,\n\n\"d,e.txt\",,\nlast/libz.so.12,,";
+  const std::string kept = kept_record_lines(record, shared_library);
+  CHECK(kept == "a/libx.so.12,sha256=AA,10\r\n\"b/lib,y.so.12\",,\nlast/libz.so.12,,\n");
+  const auto whole = parse_record(record, shared_library), part = parse_record(kept, shared_library);
+  REQUIRE(part.size() == 3);
+  for (std::size_t i = 0; i < whole.size(); ++i)
+    CHECK((part[i].path == whole[i].path && part[i].hash == whole[i].hash && part[i].size == whole[i].size));
+
+  // A continuation extends the header before it: kept after a Requires-Dist,
+  // dropped after another header (else it would extend the Requires-Dist
+  // before that one). Name and Version: the first of each.
+  const std::string metadata = "Metadata-Version: 2.4\r\nName: nvidia-cusparse\r\nRequires-Dist: nvidia-nvjitlink\r\n"
+                               "  ==13.*\r\nSummary: a\r\n  long summary\r\nVersion: 12.6.3.3\r\nName: other\r\n"
+                               "requires-dist: numpy\r\n\r\nName: body\nRequires-Dist: not-a-header\n";
+  const std::string kept_meta = kept_metadata_lines(metadata);
+  CHECK(kept_meta == "Name: nvidia-cusparse\r\nRequires-Dist: nvidia-nvjitlink\r\n  ==13.*\r\nVersion: 12.6.3.3\r\n"
+                     "Name: other\r\nrequires-dist: numpy\r\n");
+  const Metadata m = parse_metadata(metadata), k = parse_metadata(kept_meta);
+  CHECK(k.name == "nvidia-cusparse");
+  CHECK(k.version == "12.6.3.3");
+  CHECK(k.requires_dist == std::vector<std::string>{"nvidia-nvjitlink ==13.*", "numpy"});
+  CHECK((k.name == m.name && k.version == m.version && k.requires_dist == m.requires_dist));
+
+  // Values hold any text on one line; only the escapes written are read.
+  const std::string odd = "a%b\tc\r\nd%25";
+  CHECK(condacuda::sys::encode_cache_text(odd) == "a%25b%09c%0D%0Ad%2525");
+  CHECK(condacuda::sys::decode_cache_text(condacuda::sys::encode_cache_text(odd)) == odd);
+  for (const char* bad : {"%", "%2", "%41", "%0a", "a\tb", "%zz"}) CHECK_FALSE(condacuda::sys::decode_cache_text(bad));
+}
+
+namespace {
+// The cache's text with the value of `path` replaced.
+std::string with_value(const std::string& cache_text, const std::string& path, const std::string& value) {
+  std::string out;
+  for (std::size_t start = 0; start < cache_text.size();) {
+    const std::size_t end = cache_text.find('\n', start);
+    std::string line = cache_text.substr(start, end - start);
+    if (line.ends_with("\t" + path)) line = value + line.substr(line.find('\t'));
+    out += line + "\n";
+    start = end == std::string::npos ? cache_text.size() : end + 1;
+  }
+  return out;
+}
+} // namespace
+
+TEST_CASE("the env scan with the dist-info cache: a file is read again only when its key changes") {
+  fixture::TempDir t("dist-info-cache");
+  const std::string dist = t / "lib/python3.11/site-packages/nvidia_cusparse-12.6.3.3.dist-info";
+  fixture::write_file(dist + "/METADATA", "Metadata-Version: 2.4\nName: nvidia-cusparse\nVersion: 12.6.3.3\n\nbody\n");
+  fixture::write_file(dist + "/RECORD", "nvidia/cu13/lib/libcusparse.so.12,sha256=AA,10\nnvidia/cu13/include/x.h,,\n");
+  const std::string cache = t / "cache/dist-info";
+  std::vector<std::string> warnings;
+  auto scan = [&](condacuda::sys::DistInfoCache& c) {
+    auto snap = condacuda::sys::scan_env(t.path(), &c);
+    REQUIRE(snap.ok());
+    REQUIRE(snap->distributions.size() == 1);
+    return snap->distributions.front();
+  };
+  // Files changed less than a second ago are not kept: their timestamps could repeat.
+  {
+    condacuda::sys::DistInfoCache fresh(cache);
+    CHECK(scan(fresh).name == "nvidia-cusparse");
+    fresh.save(warnings);
+    CHECK_FALSE(std::filesystem::exists(cache));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  {
+    condacuda::sys::DistInfoCache first(cache);
+    first.load(warnings);
+    const Distribution d = scan(first);
+    CHECK(d.version == "12.6.3.3");
+    REQUIRE(d.files.size() == 1);
+    CHECK(d.files[0].hash == "sha256=AA");
+    first.save(warnings);
+  }
+  const std::string text = fixture::read_file(cache);
+  CHECK(text.starts_with("condacuda dist-info cache 1\n"));
+  CHECK(text.find("Name: nvidia-cusparse%0AVersion: 12.6.3.3%0A\t") != std::string::npos); // the headers parsed, no body
+  CHECK(text.find("libcusparse.so.12,sha256=AA,10%0A\t") != std::string::npos);           // no header file
+  // A kept value is used as it is: planted, it names another distribution.
+  fixture::write_file(cache, with_value(text, dist + "/METADATA", "Name: planted%0AVersion: 1%0A"));
+  {
+    condacuda::sys::DistInfoCache planted(cache);
+    planted.load(warnings);
+    CHECK(scan(planted).name == "planted");
+  }
+  // The same size and mtime, other bytes: the ctime changed, and the file is read again.
+  struct stat before {};
+  REQUIRE(::stat((dist + "/METADATA").c_str(), &before) == 0);
+  fixture::write_file(dist + "/METADATA", "Metadata-Version: 2.4\nName: nvidia-cusparsf\nVersion: 12.6.3.3\n\nbody\n");
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, (dist + "/METADATA").c_str(), times, 0) == 0);
+  {
+    condacuda::sys::DistInfoCache changed(cache);
+    changed.load(warnings);
+    CHECK(scan(changed).name == "nvidia-cusparsf");
+  }
+  // A damaged cache is a miss, with a warning.
+  fixture::write_file(cache, with_value(text, dist + "/METADATA", "Name: x%0"));
+  {
+    warnings.clear();
+    condacuda::sys::DistInfoCache damaged(cache);
+    damaged.load(warnings);
+    CHECK(warnings.size() == 1);
+    CHECK(scan(damaged).name == "nvidia-cusparsf");
+  }
 }
 
 TEST_CASE("inventory of a scanned env: owners, CUDA majors and their evidence, consumers, aliases") {
