@@ -104,21 +104,6 @@ TEST_CASE("the dist-info cache keeps what parses the same as the whole file") {
   for (const char* bad : {"%", "%2", "%41", "%0a", "a\tb", "%zz"}) CHECK_FALSE(condacuda::sys::decode_cache_text(bad));
 }
 
-namespace {
-// The cache's text with the value of `path` replaced.
-std::string with_value(const std::string& cache_text, const std::string& path, const std::string& value) {
-  std::string out;
-  for (std::size_t start = 0; start < cache_text.size();) {
-    const std::size_t end = cache_text.find('\n', start);
-    std::string line = cache_text.substr(start, end - start);
-    if (line.ends_with("\t" + path)) line = value + line.substr(line.find('\t'));
-    out += line + "\n";
-    start = end == std::string::npos ? cache_text.size() : end + 1;
-  }
-  return out;
-}
-} // namespace
-
 TEST_CASE("the env scan with the dist-info cache: a file is read again only when its key changes") {
   fixture::TempDir t("dist-info-cache");
   const std::string dist = t / "lib/python3.11/site-packages/nvidia_cusparse-12.6.3.3.dist-info";
@@ -154,7 +139,7 @@ TEST_CASE("the env scan with the dist-info cache: a file is read again only when
   CHECK(text.find("Name: nvidia-cusparse%0AVersion: 12.6.3.3%0A\t") != std::string::npos); // the headers parsed, no body
   CHECK(text.find("libcusparse.so.12,sha256=AA,10%0A\t") != std::string::npos);           // no header file
   // A kept value is used as it is: planted, it names another distribution.
-  fixture::write_file(cache, with_value(text, dist + "/METADATA", "Name: planted%0AVersion: 1%0A"));
+  fixture::write_file(cache, fixture::with_cache_value(text, dist + "/METADATA", "Name: planted%0AVersion: 1%0A"));
   {
     condacuda::sys::DistInfoCache planted(cache);
     planted.load(warnings);
@@ -172,7 +157,7 @@ TEST_CASE("the env scan with the dist-info cache: a file is read again only when
     CHECK(scan(changed).name == "nvidia-cusparsf");
   }
   // A damaged cache is a miss, with a warning.
-  fixture::write_file(cache, with_value(text, dist + "/METADATA", "Name: x%0"));
+  fixture::write_file(cache, fixture::with_cache_value(text, dist + "/METADATA", "Name: x%0"));
   {
     warnings.clear();
     condacuda::sys::DistInfoCache damaged(cache);

@@ -30,22 +30,6 @@ TEST_CASE("system_cuda_dirs: /usr/local/cuda*, once each through links, and ld.s
   CHECK(sys::system_cuda_dirs(empty.path()).empty());
 }
 
-namespace {
-// The cache file's lines, its verdict for `folder` replaced by `verdict`.
-std::string with_verdict(const std::string& cache_text, const std::string& folder, const std::string& verdict) {
-  std::string out;
-  std::size_t start = 0;
-  while (start < cache_text.size()) {
-    std::size_t end = cache_text.find('\n', start);
-    std::string line = cache_text.substr(start, end - start);
-    if (line.size() > folder.size() && line.ends_with("\t" + folder)) line = verdict + line.substr(line.find('\t'));
-    out += line + "\n";
-    start = end == std::string::npos ? cache_text.size() : end + 1;
-  }
-  return out;
-}
-} // namespace
-
 TEST_CASE("system_cuda_dirs with folder verdicts: a folder is listed again only when a name in it changes") {
   fixture::TempDir root("system-cuda-verdicts");
   const std::string r = root.path();
@@ -75,7 +59,7 @@ TEST_CASE("system_cuda_dirs with folder verdicts: a folder is listed again only 
   CHECK(text.find("\t" + r + "/opt/other/lib\n") != std::string::npos);
 
   // A kept verdict is used as it is: planted, it lists a folder that holds no CUDA library.
-  fixture::write_file(cache, with_verdict(text, r + "/opt/other/lib", "cuda"));
+  fixture::write_file(cache, fixture::with_cache_value(text, r + "/opt/other/lib", "cuda"));
   {
     sys::FolderVerdicts planted(cache);
     planted.load(warnings);

@@ -54,6 +54,18 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+std::string with_cache_value(const std::string& cache_text, const std::string& path, const std::string& value) {
+  std::string out;
+  for (std::size_t start = 0; start < cache_text.size();) {
+    const std::size_t end = cache_text.find('\n', start);
+    std::string line = cache_text.substr(start, end - start);
+    if (line.ends_with("\t" + path)) line = value + line.substr(line.find('\t'));
+    out += line + "\n";
+    start = end == std::string::npos ? cache_text.size() : end + 1;
+  }
+  return out;
+}
+
 namespace {
 void drain(int fd, std::string& out) {
   char buf[4096];

@@ -27,6 +27,9 @@ private:
 void write_file(const std::string& path, const std::string& content);
 void make_dirs(const std::string& path);
 std::string read_file(const std::string& path);
+// A condacuda cache file's text ("value\tdev\tino\tsize\tmtime\tctime\tpath"
+// lines) with the value of `path` replaced by `value`.
+std::string with_cache_value(const std::string& cache_text, const std::string& path, const std::string& value);
 // Paths of the entries of `dir` whose name contains `part` (e.g. leftover temporaries).
 std::vector<std::string> entries_named(const std::string& dir, const std::string& part);
 
