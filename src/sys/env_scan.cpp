@@ -92,12 +92,14 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
   return f;
 }
 
-// The part of a dist-info file the scan parses (`kept` of its text), from
-// the cache when the file is unchanged; else read, and remembered.
+// A dist-info file's text; with a cache, the part of it the scan parses
+// (`kept` of it): from the cache when the file is unchanged, else read and
+// remembered.
 template <class Kept>
 Result<std::string> read_kept(const std::string& path, std::uint64_t max_bytes, DistInfoCache* cache, Kept kept) {
+  if (!cache) return read_text_file(path, max_bytes);
   struct stat st {};
-  if (cache && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
     if (auto hit = cache->find(path, key_of(st))) return std::move(*hit);
   Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!f.valid()) return errno_error(errno, "cannot open", path);
@@ -106,7 +108,7 @@ Result<std::string> read_kept(const std::string& path, std::uint64_t max_bytes, 
   if (!text) return text.error();
   // The key before the read: a file changed while read has another one.
   std::string part(kept(*text));
-  if (cache) cache->remember(path, key_of(st), part);
+  cache->remember(path, key_of(st), part);
   return part;
 }
 

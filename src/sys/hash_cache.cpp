@@ -77,8 +77,7 @@ void HashCache::load(std::vector<std::string>& warnings) {
     }
     return;
   }
-  text_ = std::move(*text);
-  std::string_view rest = text_;
+  std::string_view rest = owned_.emplace_back(std::move(*text));
   const auto first_end = rest.find('\n');
   bool ok = rest.substr(0, first_end) == format_.magic;
   rest.remove_prefix(first_end == std::string_view::npos ? rest.size() : first_end + 1);

@@ -64,9 +64,9 @@ public:
   void save(std::vector<std::string>& warnings) const;
 
 private:
-  // Paths and values are views: into text_ when loaded, into owned_ when
-  // stored (a deque: its strings never move). Loading parses every line in
-  // place, with no copy: a doctor run loads three caches.
+  // Paths and values are views into owned_: the text loaded, and each path
+  // and value stored (a deque: its strings never move). Loading parses every
+  // line in place, with no copy: a doctor run loads four caches.
   struct Entry {
     FileKey key;
     std::string_view hex;
@@ -77,7 +77,6 @@ private:
 
   std::string path_;
   CacheFormat format_;
-  std::string text_;
   std::deque<std::string> owned_;
   std::unordered_map<std::string_view, Entry> entries_;
   bool dirty_ = false;

@@ -7,6 +7,7 @@
 
 #include "support/fixture.hpp"
 #include "sys/file_hashes.hpp"
+#include "sys/hash_cache.hpp"
 #include "sys/posix.hpp"
 #include "util/sha256.hpp"
 
@@ -84,4 +85,36 @@ TEST_CASE("hash_files: an unreadable cache and an unreadable file are warnings, 
   CHECK(r.warnings[0].find("hash cache ignored") == 0);
   CHECK(r.warnings[1].find("gone.so") != std::string::npos);
   CHECK(r.warnings[2].find("hash cache not saved") == 0);
+}
+
+TEST_CASE("HashCache: entries found by path and key, replaced, written sorted by path, read back the same") {
+  fixture::TempDir t("hash-cache-entries");
+  const std::string path = t / "cache";
+  const std::string a(64, 'a'), b(64, 'b'), c(64, 'c');
+  const sys::FileKey k1{1, 2, 3, 4, 5}, k2{1, 2, 3, 4, 6};
+  std::vector<std::string> warnings;
+  {
+    sys::HashCache cache(path);
+    cache.load(warnings); // none yet: empty
+    cache.store("/z/last", k1, a);
+    cache.store("/a/first", k1, b);
+    cache.save(warnings);
+  }
+  CHECK(fixture::read_file(path) == "condacuda hash cache 1\n" + b + "\t1\t2\t3\t4\t5\t/a/first\n" + a +
+                                         "\t1\t2\t3\t4\t5\t/z/last\n");
+  {
+    sys::HashCache cache(path);
+    cache.load(warnings);
+    CHECK(cache.find("/a/first", k1) == b);
+    CHECK_FALSE(cache.find("/a/first", k2)); // another ctime: a miss
+    CHECK_FALSE(cache.find("/a/other", k1));
+    cache.store("/a/first", k2, c); // an entry loaded, replaced
+    CHECK(cache.find("/a/first", k2) == c);
+    cache.save(warnings);
+  }
+  sys::HashCache again(path);
+  again.load(warnings);
+  CHECK(again.find("/a/first", k2) == c);
+  CHECK(again.find("/z/last", k1) == a);
+  CHECK(warnings.empty());
 }
