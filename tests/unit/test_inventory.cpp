@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sys/dist_info_cache.hpp"
 
@@ -144,6 +145,16 @@ TEST_CASE("the env scan with the dist-info cache: a file is read again only when
     condacuda::sys::DistInfoCache planted(cache);
     planted.load(warnings);
     CHECK(scan(planted).name == "planted");
+  }
+  // A cache another user owns could say anything: ignored, with a warning.
+  if (::geteuid() == 0) {
+    REQUIRE(::chown(cache.c_str(), 4242, 4242) == 0);
+    warnings.clear();
+    condacuda::sys::DistInfoCache foreign(cache);
+    foreign.load(warnings);
+    CHECK(warnings.size() == 1);
+    CHECK(scan(foreign).name == "nvidia-cusparse");
+    REQUIRE(::chown(cache.c_str(), 0, 0) == 0);
   }
   // The same size and mtime, other bytes: the ctime changed, and the file is read again.
   struct stat before {};
