@@ -65,9 +65,7 @@ std::vector<NodeRecord> records_from_text(std::string_view text, const std::stri
   bool any = false;
   while (!text.empty()) {
     ++line_number;
-    const auto nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = util::next_line(text);
     if (util::trim(line).empty()) continue;
     any = true;
     const std::string where = util::base_name(origin) + ":" + std::to_string(line_number);

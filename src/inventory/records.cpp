@@ -39,9 +39,7 @@ std::vector<RecordEntry> parse_record(std::string_view text, bool (*keep)(std::s
   std::vector<RecordEntry> out;
   if (!keep) out.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1); // one per line
   while (!text.empty()) {
-    auto nl = text.find('\n');
-    std::string_view line = util::trim(text.substr(0, nl));
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    std::string_view line = util::trim(util::next_line(text));
     if (line.empty()) continue;
     RecordEntry e;
     if (line.find('"') == std::string_view::npos) {
@@ -70,9 +68,7 @@ std::vector<RecordEntry> parse_record(std::string_view text, bool (*keep)(std::s
 std::string kept_record_lines(std::string_view text, bool (*keep)(std::string_view path)) {
   std::string out;
   while (!text.empty()) {
-    const auto nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = util::next_line(text);
     if (!parse_record(line, keep).empty()) (out += line) += '\n';
   }
   return out;
@@ -98,9 +94,7 @@ std::string kept_metadata_lines(std::string_view text) {
   std::string out;
   bool in_requires_dist = false;
   while (!text.empty()) {
-    const auto nl = text.find('\n');
-    const std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = util::next_line(text);
     const HeaderLine kind = classify_header_line(line);
     if (kind == HeaderLine::end) break;
     if (kind != HeaderLine::continuation) in_requires_dist = kind == HeaderLine::requires_dist;
@@ -118,9 +112,7 @@ Metadata parse_metadata(std::string_view text) {
   Metadata m;
   bool in_requires_dist = false; // the last header was Requires-Dist: a continuation line extends it
   while (!text.empty()) { // the headers only: a long description follows them
-    const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = util::next_line(text);
     const HeaderLine kind = classify_header_line(line);
     if (kind == HeaderLine::end) break;
     if (kind == HeaderLine::continuation) {

@@ -5,8 +5,6 @@
 #include <cstring>
 #include <system_error>
 
-#include <cerrno>
-#include <fcntl.h>
 #include <sys/stat.h>
 
 #include "inventory/components.hpp"
@@ -101,12 +99,8 @@ Result<std::string> read_kept(const std::string& path, std::uint64_t max_bytes, 
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode))
     if (auto hit = cache->find(path, key_of(st))) return std::move(*hit);
-  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (!f.valid()) return errno_error(errno, "cannot open", path);
-  if (::fstat(f.get(), &st) != 0) return errno_error(errno, "cannot stat", path);
-  auto text = read_regular_file(f.get(), max_bytes, path);
+  auto text = read_text_file(path, max_bytes, &st); // st: the key of the bytes read
   if (!text) return text.error();
-  // The key before the read: a file changed while read has another one.
   std::string part(kept(*text));
   cache->remember(path, key_of(st), part);
   return part;

@@ -78,14 +78,10 @@ void HashCache::load(std::vector<std::string>& warnings) {
     return;
   }
   std::string_view rest = owned_.emplace_back(std::move(*text));
-  const auto first_end = rest.find('\n');
-  bool ok = rest.substr(0, first_end) == format_.magic;
-  rest.remove_prefix(first_end == std::string_view::npos ? rest.size() : first_end + 1);
+  bool ok = !rest.empty() && util::next_line(rest) == format_.magic;
   entries_.reserve(static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '\n')) + 1);
   while (ok && !rest.empty()) {
-    const auto end = rest.find('\n');
-    const std::string_view line = rest.substr(0, end);
-    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    const std::string_view line = util::next_line(rest);
     ok = line.empty() || parse_line(line);
   }
   if (!ok) {

@@ -66,7 +66,8 @@ public:
 private:
   // Paths and values are views into owned_: the text loaded, and each path
   // and value stored (a deque: its strings never move). Loading parses every
-  // line in place, with no copy: a doctor run loads four caches.
+  // line in place, with no copy: a doctor run loads three caches, four with
+  // --gpu.
   struct Entry {
     FileKey key;
     std::string_view hex;

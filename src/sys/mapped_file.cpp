@@ -97,9 +97,10 @@ const char* kind_of(mode_t mode) {
 }
 } // namespace
 
-Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std::string& shown) {
+Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std::string& shown, struct stat* st_out) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return errno_error(errno, "cannot stat", shown);
+  if (st_out) *st_out = st;
   if (!S_ISREG(st.st_mode))
     return make_error(ErrorCode::corrupt, std::string("is not a regular file (") + kind_of(st.st_mode) + ")", shown);
   if (std::uint64_t(st.st_size) > max_bytes)
@@ -132,10 +133,10 @@ Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std
   }
 }
 
-Result<std::string> read_text_file(const std::string& path, std::uint64_t max_bytes) {
+Result<std::string> read_text_file(const std::string& path, std::uint64_t max_bytes, struct stat* st) {
   Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!f.valid()) return errno_error(errno, "cannot open", path);
-  return read_regular_file(f.get(), max_bytes, path);
+  return read_regular_file(f.get(), max_bytes, path, st);
 }
 
 } // namespace condacuda::sys

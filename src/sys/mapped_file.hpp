@@ -8,6 +8,8 @@
 #include "sys/posix.hpp"
 #include "util/result.hpp"
 
+struct stat;
+
 namespace condacuda::sys {
 
 // Maps the whole file read-only. Errors carry the path and strerror text; when
@@ -75,9 +77,12 @@ inline constexpr std::uint64_t fleet_documents = 256u << 20; // fleet --from: a 
 // Reads a whole text file of at most `max_bytes`. Only a regular file is read
 // (opened O_NONBLOCK: a FIFO never blocks); errors say what it is instead, or
 // how large.
-Result<std::string> read_text_file(const std::string& path, std::uint64_t max_bytes);
+// `st`, when given, receives fstat's answer for the file read, taken before
+// the read (a file changed while read has another key).
+Result<std::string> read_text_file(const std::string& path, std::uint64_t max_bytes, struct stat* st = nullptr);
 
 // The same through a descriptor already open (`shown` is the path errors name).
-Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std::string& shown);
+Result<std::string> read_regular_file(int fd, std::uint64_t max_bytes, const std::string& shown,
+                                      struct stat* st = nullptr);
 
 } // namespace condacuda::sys

@@ -33,6 +33,13 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+std::string_view next_line(std::string_view& text) {
+  const auto nl = text.find('\n');
+  const std::string_view line = text.substr(0, nl);
+  text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  return line;
+}
+
 bool contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }

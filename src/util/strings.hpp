@@ -11,6 +11,9 @@ namespace condacuda::util {
 std::vector<std::string> split(std::string_view s, std::string_view separators);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
 std::string_view trim(std::string_view s);
+// The first line of `text` (without its '\n'), removed from `text`: a walk
+// over a text's lines with no copy. `text` must not be empty.
+std::string_view next_line(std::string_view& text);
 bool contains(std::string_view haystack, std::string_view needle);
 std::string to_lower(std::string_view s);
 
