@@ -17,6 +17,7 @@
 #include "sys/load_check_cache.hpp"
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
+#include "sys/result_cache.hpp"
 #include "launch/hook_model.hpp"
 #include "launch/launch.hpp"
 #include "repair/staleness.hpp"
@@ -246,9 +247,14 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   folders.load(cache_warnings);
   std::vector<std::string> system = sys::system_cuda_dirs("", &folders);
   folders.save(cache_warnings);
+  sys::ResultCache results(options.cache ? sys::ResultCache::default_path() : "", CONDACUDA_VERSION);
+  results.load(cache_warnings);
+  files.use_result_memo(&results);
   auto report = diagnose_env(options, *inputs, in_front, files, state, std::move(system));
+  files.use_result_memo(nullptr);
   files.use_load_checks(nullptr);
   load_checks.save(files, cache_warnings);
+  results.save(cache_warnings);
   if (report)
     for (auto& w : cache_warnings) report->inputs.inventory.warnings.push_back(std::move(w));
   return report;

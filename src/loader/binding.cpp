@@ -6,6 +6,7 @@
 #include "elf/elf_constants.hpp"
 #include "loader/simulator.hpp"
 #include "loader/versions.hpp"
+#include "util/memo_text.hpp"
 
 namespace condacuda::loader {
 
@@ -224,20 +225,119 @@ std::vector<UnboundReference> Simulator::unbound_references(const Process& p, in
   return out;
 }
 
-void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
-  const std::uint64_t global = global_scope_fingerprint(p);
+// ---------------------------------------------------------------- binding's outcome kept across runs
+
+namespace {
+void put_stamp(std::string& out, const FileStamp& s) {
+  util::put_raw(out, s.dev);
+  util::put_raw(out, s.ino);
+  util::put_raw(out, s.size);
+  util::put_raw(out, s.mtime_ns);
+  util::put_raw(out, s.ctime_ns);
+}
+
+// One reference that did not bind, as kept: its object's position in the
+// binding order, its symbol index, whether it is check_match's assertion,
+// whether only PLT slots use it.
+void keep(std::string& kept, std::size_t position, const UnboundReference& u) {
+  util::put_number_field(kept, position);
+  util::put_number_field(kept, u.index);
+  util::put_number_field(kept, u.assertion);
+  util::put_number_field(kept, u.lazy_only);
+}
+} // namespace
+
+std::string Simulator::binding_inputs(const Process& p, const std::vector<int>& order, Binding binding) const {
+  // What lookup reads: each object's file (its symbol, hash and version
+  // tables, its DT_BIND_NOW) and, for one without a versym table, the names
+  // it goes by (check_match's assertion, E6); each bound object's scope
+  // lists; the release and whether every reference binds at once.
+  std::string in = "bindings 1";
+  util::put_raw(in, config_.glibc_minor);
+  util::put_raw(in, static_cast<char>(binding == Binding::now || config_.bind_now));
+  util::put_raw(in, p.objects.size());
+  for (const LoadedObject& o : p.objects) {
+    if (o.faked || !o.elf) {
+      in += 'n';
+      continue;
+    }
+    if (!o.stamp.known()) return {};
+    in += 'f';
+    put_stamp(in, o.stamp);
+    if (o.elf->has_versym()) continue;
+    util::put_raw_text(in, o.is_main ? std::string_view() : std::string_view(o.name));
+    util::put_raw(in, o.aliases.size());
+    for (const auto& a : o.aliases) util::put_raw_text(in, a);
+    util::put_raw_text(in, o.soname ? std::string_view(*o.soname) : std::string_view("\n"));
+  }
+  util::put_raw(in, order.size());
   for (int l : order) {
+    const LoadedObject& o = p.objects[static_cast<std::size_t>(l)];
+    util::put_raw(in, l);
+    util::put_raw(in, o.scope.size());
+    for (const auto& list : o.scope) {
+      util::put_raw(in, list.size());
+      in.append(reinterpret_cast<const char*>(list.data()), list.size() * sizeof(int));
+    }
+  }
+  return in;
+}
+
+bool Simulator::replay_bindings(const Process& p, const std::vector<int>& order, std::string_view kept,
+                                LoadReport& report) {
+  // Every entry is checked against the files before any is reported: one
+  // that does not fit makes the whole value a miss.
+  std::vector<std::pair<int, UnboundReference>> met;
+  util::FieldReader fields(kept);
+  while (!fields.done()) {
+    std::uint64_t position = 0, index = 0, assertion = 0, lazy_only = 0;
+    if (!fields.number(position) || !fields.number(index) || !fields.number(assertion) || !fields.number(lazy_only) ||
+        position >= order.size() || index > UINT32_MAX || assertion > 1 || lazy_only > 1)
+      return false;
+    const int object = order[position];
+    const LoadedObject& obj = p.objects[static_cast<std::size_t>(object)];
+    if (obj.faked || !obj.elf || !obj.elf->has_symbols()) return false;
+    auto sym = obj.elf->symbol(static_cast<std::uint32_t>(index));
+    if (!sym || sym->defined()) return false;
+    const auto& versions = versions_of(*obj.elf);
+    const VersionRef* version = nullptr;
+    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
+      version = &versions[sym->version];
+    met.push_back({object, UnboundReference{static_cast<std::uint32_t>(index), *sym, version, assertion == 1, lazy_only == 1}});
+  }
+  for (const auto& [object, u] : met) {
+    LoadError e = unbound_error(p, object, u, config_.glibc_minor);
+    if (e.lazy_only) report.errors.push_back(std::move(e));
+    else report.fail(std::move(e));
+  }
+  return true;
+}
+
+void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
+  // A repeated run binds nothing again: the outcome is kept under the files'
+  // stamps and the scopes, and replayed (a third of its time went to looking
+  // up the symbols of the CUDA 13 env's 31 roots).
+  ResultMemo* memo = files_.result_memo();
+  const std::string inputs = memo ? binding_inputs(p, order, binding) : std::string();
+  if (!inputs.empty())
+    if (auto kept = memo->find(inputs); kept && replay_bindings(p, order, *kept, report)) return;
+  std::string kept;
+  const std::uint64_t global = global_scope_fingerprint(p);
+  for (std::size_t position = 0; position < order.size(); ++position) {
+    const int l = order[position];
     const LoadedObject& obj = p.objects[static_cast<std::size_t>(l)];
     if (obj.faked || !obj.elf || !obj.elf->has_symbols()) continue;
     std::vector<UnboundReference> unbound = unbound_references(p, l, global);
     if (unbound.empty()) continue;
     bool immediate = binding == Binding::now || config_.bind_now || obj.elf->dynamic().bind_now;
     for (const UnboundReference& u : in_relocation_order(*obj.elf, std::move(unbound), immediate)) {
+      keep(kept, position, u);
       LoadError e = unbound_error(p, l, u, config_.glibc_minor);
       if (e.lazy_only) report.errors.push_back(std::move(e)); // reported, but the load succeeds
       else report.fail(std::move(e));
     }
   }
+  if (!inputs.empty()) memo->remember(inputs, kept);
 }
 
 } // namespace condacuda::loader

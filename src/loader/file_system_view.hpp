@@ -12,8 +12,22 @@
 #include "elf/elf_object.hpp"
 #include "elf/load_checks.hpp"
 #include "elf/pin.hpp"
+#include "loader/file_stamp.hpp"
 
 namespace condacuda::loader {
+
+// Results computed from files and kept across runs (by the system layer, in
+// a cache file), under a key made of everything a result depends on: the
+// stamps of the files it read, and the parameters. A hit stands for the
+// computation. A value is text; whoever reads it checks it against the files
+// it names, and one that does not fit is a miss, computed again.
+class ResultMemo {
+public:
+  virtual ~ResultMemo() = default;
+  // `inputs`: the key's material (any bytes); the memo digests it.
+  virtual std::optional<std::string> find(std::string_view inputs) = 0;
+  virtual void remember(std::string_view inputs, std::string_view value) = 0;
+};
 
 // What opening one path gave: glibc's open_verify (elf/dl-load.c) opens a
 // candidate and checks its ELF header before the loader maps it.
@@ -22,6 +36,7 @@ struct OpenedFile {
   bool is_directory = false; // open() succeeds on a directory, the header read fails (EISDIR)
   bool blocks = false;       // a FIFO: ld.so's open() (no O_NONBLOCK) waits for a writer, forever
   std::uint64_t dev = 0, ino = 0; // the file's identity: ld.so never maps one file twice
+  FileStamp stamp;                // the identity a later run can check (regular files the system layer opened)
   elf::HeaderCheck header;        // valid when opened and not a directory
   std::shared_ptr<const elf::ElfObject> elf; // when the header is acceptable and parsing worked
   std::string parse_error;        // header acceptable but condacuda could not parse the tables
@@ -49,6 +64,9 @@ public:
   // Asked only for the few outside copies a requirement concerns. Default:
   // the path itself.
   virtual std::string real_path(const std::string& absolute_path) { return absolute_path; }
+  // Where results keyed by file stamps are kept between runs; none by
+  // default (and with --no-cache).
+  virtual ResultMemo* result_memo() { return nullptr; }
   // The bytes of `file` (what open_verify gave for `absolute_path`) with
   // `patches` written over them: a library as it will be once pinned.
   // nullopt when a patch is out of range, or the file on disk is no longer

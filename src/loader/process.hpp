@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "elf/elf_object.hpp"
+#include "loader/file_stamp.hpp"
 #include "loader/path_list.hpp"
 
 namespace condacuda::loader {
@@ -74,6 +75,7 @@ struct LoadedObject {
   std::optional<std::string> soname;
   std::optional<std::string> origin; // $ORIGIN (nullopt when unknown)
   std::uint64_t dev = 0, ino = 0;
+  FileStamp stamp; // unknown for a synthetic executable and a placeholder
   std::shared_ptr<const elf::ElfObject> elf;
   std::vector<std::string> synthetic_needs; // a synthetic executable (no file) needs these
   int loader = -1;    // l_loader: the object that first requested it

@@ -288,6 +288,7 @@ int Simulator::add_object(Process& p, const OpenedFile& opened, const std::strin
   obj.origin = origin_of(realname, config_.cwd);
   obj.dev = opened.dev;
   obj.ino = opened.ino;
+  obj.stamp = opened.stamp;
   obj.loader = loader;
   p.objects.push_back(std::move(obj));
   return static_cast<int>(p.objects.size() - 1);

@@ -258,6 +258,7 @@ LoadReport Simulator::start_program(Process& p, const std::string& program, cons
   main.elf = opened.elf;
   main.dev = opened.dev;
   main.ino = opened.ino;
+  main.stamp = opened.stamp;
   main.origin = program.find('/') == std::string::npos ? config_.cwd : util::dir_name(program);
   p.stack_executable = opened.elf->wants_executable_stack(); // the kernel's choice, from the program's PT_GNU_STACK
   p.objects.push_back(std::move(main));
@@ -292,6 +293,7 @@ LoadReport Simulator::start_common(Process& p, bool trace, LoadReport& report) {
     rtld.elf = interp.elf;
     rtld.dev = interp.dev;
     rtld.ino = interp.ino;
+    rtld.stamp = interp.stamp;
     rtld.is_interp = true;
     rtld.relocated = true;
     // A PT_INTERP without a '/' (only a hostile host has one) keeps its name.

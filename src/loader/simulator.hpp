@@ -117,6 +117,11 @@ private:
   bool part_of_system_glibc(const LoadedObject& obj) const;
   void check_versions(const Process& p, const std::vector<int>& objects, LoadReport& report);
   void bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report);
+  // Binding's outcome kept across runs (files_.result_memo()): the key's
+  // material names every input ("" when a file has no stamp), the value each
+  // reference that did not bind, in the order reported.
+  std::string binding_inputs(const Process& p, const std::vector<int>& order, Binding binding) const;
+  bool replay_bindings(const Process& p, const std::vector<int>& order, std::string_view kept, LoadReport& report);
   std::vector<UnboundReference> unbound_references(const Process& p, int object, std::uint64_t global_fingerprint);
   std::vector<int> sort_maps(const Process& p, const std::vector<int>& maps, bool force_first) const;
   void set_scope(Process& p, int object, int local_root) const;

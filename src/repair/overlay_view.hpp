@@ -43,6 +43,7 @@ public:
     patches_[key] = std::move(all);
     replaced_.erase(key);
     f.load.reset();
+    f.stamp = {}; // the bytes are no longer the file's: nothing computed from them is kept
     f.elf.reset();
     f.parse_error.clear();
     auto parsed = elf::ElfObject::parse(std::move(*bytes), true);
@@ -66,6 +67,8 @@ public:
     return base_.open_verify(absolute_path);
   }
   bool directory_exists(const std::string& absolute_path) override { return base_.directory_exists(absolute_path); }
+  // Results keyed by stamps hold here too: a patched file has none.
+  loader::ResultMemo* result_memo() override { return base_.result_memo(); }
   std::string real_path(const std::string& absolute_path) override {
     auto it = links_.find(normal(absolute_path));
     return base_.real_path(it != links_.end() ? it->second : absolute_path);
@@ -78,7 +81,7 @@ private:
   std::set<std::string> hidden_;
   std::map<std::pair<std::uint64_t, std::uint64_t>, loader::OpenedFile> replaced_; // by (dev, inode)
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<elf::BytePatch>> patches_; // what replaced_ shows
-  const loader::OpenedFile missing_{ENOENT, false, false, 0, 0, {}, nullptr, "", {}};
+  const loader::OpenedFile missing_{ENOENT, false, false, 0, 0, {}, {}, nullptr, "", {}};
 };
 
 } // namespace condacuda::repair

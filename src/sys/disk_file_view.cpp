@@ -80,8 +80,10 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
     }
   }
   if (S_ISREG(st.st_mode) && p.opened() && !replaced) {
-    keys_.emplace(absolute_path, key_of(st));
-    if (p.elf && !p.load && load_checks_) p.load = load_checks_->find(absolute_path, key_of(st));
+    const FileKey key = key_of(st);
+    keys_.emplace(absolute_path, key);
+    if (p.elf && !p.load && load_checks_) p.load = load_checks_->find(absolute_path, key);
+    if (has_settled(key)) p.stamp = {key.dev, key.ino, key.size, key.mtime_ns, key.ctime_ns};
   }
   const loader::OpenedFile& stored = cache_.emplace(absolute_path, std::move(p)).first->second;
   if (stored.elf) by_inode_.emplace(std::pair{stored.dev, stored.ino}, &stored);

@@ -35,6 +35,10 @@ public:
   // Files opened from now on take their load check from `source` when it has
   // one for the file as it is (nullptr: none). The source must outlive its use.
   void use_load_checks(LoadCheckSource* source) { load_checks_ = source; }
+  // Where the loader model keeps results between runs (nullptr: nowhere).
+  // The memo must outlive its use.
+  void use_result_memo(loader::ResultMemo* memo) { result_memo_ = memo; }
+  loader::ResultMemo* result_memo() override { return result_memo_; }
   // Every regular file opened whose load check is known, with its key.
   template <class F> void each_load_check(F&& f) const {
     for (const auto& [path, key] : keys_) {
@@ -55,6 +59,7 @@ private:
   std::unordered_map<std::string, std::string> real_paths_;
   std::unordered_map<std::string, FileKey> keys_; // regular files opened, as stat saw them
   LoadCheckSource* load_checks_ = nullptr;
+  loader::ResultMemo* result_memo_ = nullptr;
 };
 
 // The process-wide view: the files a command maps stay mapped until the
