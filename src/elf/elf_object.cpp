@@ -413,6 +413,21 @@ std::optional<std::uint32_t> ElfObject::count_from_section_headers() const {
   return std::nullopt;
 }
 
+const std::vector<std::uint32_t>& ElfObject::undefined_symbols() const {
+  static const std::vector<std::uint32_t> none;
+  if (!lazy_) return none;
+  std::call_once(lazy_->undefined_found, [this] {
+    // parse_symbols checked that the table lies inside the file.
+    for (std::uint32_t i = 1; i < symbol_count_; ++i) {
+      std::uint64_t p = symtab_offset_ + i * sym_size;
+      std::uint8_t info = *reader_.u8(p + 4);
+      std::uint16_t shndx = *reader_.u16(p + 6);
+      if (shndx == shn_undef && (info >> 4) != stb_local && *reader_.u32(p) != 0) lazy_->undefined.push_back(i);
+    }
+  });
+  return lazy_->undefined;
+}
+
 Status ElfObject::parse_symbols() {
   symbols_loaded_ = true;
   if (!symtab_) return ok_status();
@@ -452,13 +467,7 @@ Status ElfObject::parse_symbols() {
     if (!v) return corrupt("DT_VERNEED points outside the file");
     if (auto s = parse_verneeds(*v, max_version_records); !s) return s;
   }
-  for (std::uint32_t i = 1; i < symbol_count_; ++i) {
-    std::uint64_t p = symtab_offset_ + i * sym_size;
-    std::uint8_t info = *reader_.u8(p + 4);
-    std::uint16_t shndx = *reader_.u16(p + 6);
-    if (shndx == shn_undef && (info >> 4) != stb_local && *reader_.u32(p) != 0) undefined_.push_back(i);
-  }
-  prepare_name_index();
+  lazy_ = std::make_shared<Lazy>();
   return ok_status();
 }
 

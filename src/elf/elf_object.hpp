@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -172,7 +173,8 @@ public:
   std::optional<Symbol> symbol(std::uint32_t index) const;
 
   // Indices of the undefined, non-local dynamic symbols, in table order.
-  const std::vector<std::uint32_t>& undefined_symbols() const { return undefined_; }
+  // Found at the first call: the walk reads the whole table.
+  const std::vector<std::uint32_t>& undefined_symbols() const;
 
   // Calls f(index, symbol) for each defined symbol whose name equals `name`,
   // in hash-chain order (GNU hash, else SysV hash, else a linear scan), as
@@ -243,7 +245,8 @@ private:
   void lookup_candidates(const HashedName& name, FunctionRef visit) const;
   void prepare_gnu_hash();
   void prepare_sysv_hash();
-  void prepare_name_index();
+  struct Lazy;
+  void prepare_name_index(Lazy& lazy) const;
   bool gnu_bloom_passes(std::uint32_t h) const;
 
   struct Segment {
@@ -302,11 +305,18 @@ private:
   // on a large symbol table): each name's candidates in the order the chain
   // walk meets them, so that a hostile file cannot make every lookup walk the
   // whole table (quadratic work over all undefined symbols).
-  bool use_name_index_ = false;
-  std::unordered_map<std::string_view, std::vector<std::uint32_t>> name_index_;
+  // What walks a whole table is done at first use, from any thread, not at
+  // parse: a repeated doctor run, whose bindings and symbol rule are kept
+  // between runs, looks up no symbol and lists no undefined one.
+  struct Lazy {
+    std::once_flag undefined_found, index_decided;
+    std::vector<std::uint32_t> undefined;
+    bool use_name_index = false;
+    std::unordered_map<std::string_view, std::vector<std::uint32_t>> name_index;
+  };
+  std::shared_ptr<Lazy> lazy_; // made by parse_symbols: each parse has its own
   std::vector<VersionDefinition> verdefs_;
   std::vector<VersionNeed> verneeds_;
-  std::vector<std::uint32_t> undefined_;
 };
 
 } // namespace condacuda::elf

@@ -72,7 +72,7 @@ bool ElfObject::gnu_bloom_passes(std::uint32_t h) const {
   return (word & mask) == mask;
 }
 
-void ElfObject::prepare_name_index() {
+void ElfObject::prepare_name_index(Lazy& lazy) const {
   // Decide whether the table lookup_candidates would walk is degenerate, in
   // time linear in its size (each entry is read a bounded number of times).
   bool degenerate = false;
@@ -111,8 +111,8 @@ void ElfObject::prepare_name_index() {
   // Each name's candidates, exactly those the walk would pass to visit(), in
   // the same order (a loop is followed once around instead of until the
   // step bound).
-  use_name_index_ = true;
-  auto add = [&](std::uint32_t i, std::string_view name) { name_index_[name].push_back(i); };
+  lazy.use_name_index = true;
+  auto add = [&](std::uint32_t i, std::string_view name) { lazy.name_index[name].push_back(i); };
   if (gnu_.valid) {
     // Entry i is met by the walk for its own name when that name's bucket
     // starts the walk at or before i, within i's run, and its hash word and
@@ -158,9 +158,11 @@ void ElfObject::prepare_name_index() {
 }
 
 void ElfObject::lookup_candidates(const HashedName& name, FunctionRef visit) const {
-  if (use_name_index_) {
-    auto it = name_index_.find(name.name());
-    if (it == name_index_.end()) return;
+  if (!lazy_) return; // parsed without symbols: nothing to look up
+  std::call_once(lazy_->index_decided, [this] { prepare_name_index(*lazy_); });
+  if (lazy_->use_name_index) {
+    auto it = lazy_->name_index.find(name.name());
+    if (it == lazy_->name_index.end()) return;
     for (std::uint32_t i : it->second)
       if (!visit(i)) return;
     return;

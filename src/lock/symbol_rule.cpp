@@ -8,6 +8,7 @@
 #include "inventory/components.hpp"
 #include "lock/alignment.hpp"
 #include "loader/versions.hpp"
+#include "util/memo_text.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::lock {
@@ -30,8 +31,17 @@ struct Edge {
 
 struct Symbols {
   const elf::ElfObject* elf = nullptr;
+  loader::FileStamp stamp;
   std::vector<loader::VersionRef> versions;
 };
+
+void put_stamp(std::string& out, const loader::FileStamp& s) {
+  util::put_raw(out, s.dev);
+  util::put_raw(out, s.ino);
+  util::put_raw(out, s.size);
+  util::put_raw(out, s.mtime_ns);
+  util::put_raw(out, s.ctime_ns);
+}
 
 bool defines(const Symbols& p, std::string_view name, const loader::VersionRef& wanted) {
   return loader::defines_versioned(*p.elf, p.versions, name, wanted);
@@ -48,6 +58,7 @@ public:
     const auto& opened = in_.files->open_verify(in_.inventory->prefix + "/" + lib.file);
     if (opened.elf && opened.elf->has_symbols()) {
       s.elf = opened.elf.get();
+      s.stamp = opened.stamp;
       s.versions = loader::build_version_table(*s.elf);
     } else {
       unreadable_.push_back(lib.soname + " (" + lib.file + "): symbols unreadable" +
@@ -63,6 +74,14 @@ public:
   void collect(const Library& consumer, std::vector<Edge>& edges) {
     const Symbols* c = symbols_of(consumer);
     if (!c) return;
+    // A repeated run reads no symbol table: the edges are kept under the
+    // stamps of the consumer and of every library its version needs name.
+    loader::ResultMemo* memo = in_.files->result_memo();
+    std::vector<const Library*> candidates;
+    const std::string inputs = memo ? rule_inputs(consumer, *c, candidates) : std::string();
+    if (!inputs.empty())
+      if (auto kept = memo->find(inputs); kept && replay(consumer, candidates, *kept, edges)) return;
+    const std::size_t first = edges.size();
     std::vector<std::optional<std::vector<Target>>> targets(c->versions.size());
     for (std::uint32_t i : c->elf->undefined_symbols()) {
       auto sym = c->elf->symbol(i);
@@ -84,6 +103,7 @@ public:
         record(edges[target.edge], *target.symbols, sym->name, need);
       }
     }
+    if (!inputs.empty()) memo->remember(inputs, kept_edges(edges, first, candidates));
   }
 
   const std::vector<std::string>& unreadable() const { return unreadable_; }
@@ -98,6 +118,85 @@ private:
     const Symbols* symbols = nullptr;
     std::size_t edge = no_edge;
   };
+
+  // What collect reads, as key material: the consumer's file, and for each
+  // file name its version needs give, the env libraries of that soname
+  // (paths and stamps), which become `candidates` in that order. "" when a
+  // file has no stamp or unreadable symbols (then nothing is kept).
+  std::string rule_inputs(const Library& consumer, const Symbols& c, std::vector<const Library*>& candidates) {
+    if (!c.stamp.known()) return {};
+    std::string inputs = "symbol rule 1";
+    put_stamp(inputs, c.stamp);
+    std::vector<std::string_view> files;
+    for (const auto& need : c.versions)
+      if (!need.filename.empty() && std::find(files.begin(), files.end(), need.filename) == files.end())
+        files.push_back(need.filename);
+    for (std::string_view file : files) {
+      util::put_raw_text(inputs, file);
+      for (const auto& provider : in_.inventory->libraries) {
+        if (provider.soname != file || provider.file == consumer.file) continue;
+        const auto& opened = in_.files->open_verify(in_.inventory->prefix + "/" + provider.file);
+        if (!opened.elf || !opened.elf->has_symbols() || !opened.stamp.known()) return {};
+        util::put_raw_text(inputs, provider.file);
+        put_stamp(inputs, opened.stamp);
+        candidates.push_back(&provider);
+      }
+      util::put_raw(inputs, '\n');
+    }
+    return inputs;
+  }
+
+  // The edges collect added from `first` on, as kept: each names its
+  // provider by its place among the candidates.
+  static std::string kept_edges(const std::vector<Edge>& edges, std::size_t first,
+                                const std::vector<const Library*>& candidates) {
+    std::string kept;
+    for (std::size_t i = first; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      util::put_number_field(kept, static_cast<std::uint64_t>(
+                                       std::find(candidates.begin(), candidates.end(), e.provider) - candidates.begin()));
+      util::put_text_field(kept, e.version);
+      util::put_number_field(kept, e.count);
+      util::put_number_field(kept, e.missing_count);
+      util::put_number_field(kept, e.missing.size());
+      for (const auto& m : e.missing) util::put_text_field(kept, m);
+      util::put_text_field(kept, e.highest_release);
+      util::put_text_field(kept, e.highest_symbol);
+    }
+    return kept;
+  }
+
+  // The kept edges appended to `edges`, when every field reads and fits.
+  static bool replay(const Library& consumer, const std::vector<const Library*>& candidates, std::string_view kept,
+                     std::vector<Edge>& edges) {
+    std::vector<Edge> read;
+    util::FieldReader fields(kept);
+    while (!fields.done()) {
+      Edge e;
+      e.consumer = &consumer;
+      std::uint64_t provider = 0, count = 0, missing_count = 0, listed = 0;
+      std::string_view text;
+      if (!fields.number(provider) || provider >= candidates.size() || !fields.text(text)) return false;
+      e.provider = candidates[provider];
+      e.version = text;
+      if (!fields.number(count) || !fields.number(missing_count) || !fields.number(listed) || missing_count > count ||
+          listed > std::min<std::uint64_t>(missing_count, max_listed))
+        return false;
+      e.count = count;
+      e.missing_count = missing_count;
+      for (std::uint64_t i = 0; i < listed; ++i) {
+        if (!fields.text(text)) return false;
+        e.missing.emplace_back(text);
+      }
+      std::string_view release, symbol;
+      if (!fields.text(release) || !fields.text(symbol)) return false;
+      e.highest_release = release;
+      e.highest_symbol = symbol;
+      read.push_back(std::move(e));
+    }
+    for (auto& e : read) edges.push_back(std::move(e));
+    return true;
+  }
 
   std::vector<Target> providers_of(const Library& consumer, const loader::VersionRef& need) {
     std::vector<Target> out;
