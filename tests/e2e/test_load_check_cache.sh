@@ -1,32 +1,35 @@
 #!/usr/bin/env bash
 # doctor's load-check cache ($XDG_CACHE_HOME/condacuda/load-checks,
-# sys/load_check_cache.hpp), and with it the system folder and dist-info
-# caches beside it, never change a verdict: on every kind of env the
+# sys/load_check_cache.hpp), and with it the system folder, dist-info and
+# result caches beside it, never change a verdict: on every kind of env the
 # e2e suites build (the demo env under several LD_LIBRARY_PATHs, an import
 # order env, 400 hostile variants of real libraries, the CUDA 13 libraries when
 # this machine has them) doctor --json is the same with --no-cache, with an
 # empty cache and with the cache it filled. Then each of these is a miss, and
 # the verdict follows the file, not the cache: a library changed in place (same
 # size, mtime set back with touch -d: only the ctime tells), a damaged cache
-# file, one owned by another user, one others may write.
+# file, one owned by another user, one others may write. The result cache
+# (bindings and the symbol rule, sys/result_cache.hpp) follows a provider
+# changed the same way: a symbol it defined gone, only the ctime tells.
 source "$(dirname "$0")/lib.sh"
 
 cache=$XDG_CACHE_HOME/condacuda/load-checks
 dist_info=$XDG_CACHE_HOME/condacuda/dist-info
 folders=$XDG_CACHE_HOME/condacuda/system-folders
+results=$XDG_CACHE_HOME/condacuda/results
 
 # same_three ENV NAME [DOCTOR ARGS...]: --no-cache, cold and warm agree.
 same_three() {
   local env=$1 name=$2 status
   shift 2
-  rm -f "$cache" "$dist_info" "$folders"
+  rm -f "$cache" "$dist_info" "$folders" "$results"
   for run in nocache cold warm; do
     local extra=()
     [ "$run" = nocache ] && extra=(--no-cache)
     status=0
     "$CONDACUDA" doctor -p "$env" --json "${extra[@]}" "$@" > "$scratch/$name.$run.json" 2> "$scratch/$name.$run.err" || status=$?
     case "$status" in 0 | 1) ;; *) cat "$scratch/$name.$run.err" >&2; fail "$name: doctor ($run) exited $status" ;; esac
-    for written in "$cache" "$dist_info" "$folders"; do
+    for written in "$cache" "$dist_info" "$folders" "$results"; do
       if [ "$run" = nocache ] && [ -e "$written" ]; then fail "$name: --no-cache wrote $written"; fi
     done
   done
@@ -35,9 +38,11 @@ same_three() {
   local entries
   entries=$(grep -c "$env" "$cache" || true)
   [ "$entries" -gt 0 ] || fail "$name: nothing of $env was cached"
-  local records
+  local records kept
   records=$(grep -c -- "$env/.*\.dist-info/" "$dist_info" 2> /dev/null || true)
-  note "$name: the same report three ways; $entries of its files cached, ${records:-0} dist-info files"
+  kept=$(($(wc -l < "$results") - 1))
+  [ "$kept" -gt 0 ] || fail "$name: no result was kept"
+  note "$name: the same report three ways; $entries of its files cached, ${records:-0} dist-info files, $kept results"
 }
 
 # Files written less than a second ago are not cached (their timestamps could
@@ -148,3 +153,45 @@ grep -q "others may write it" "$scratch/shared.err" || fail "no warning about a 
 chmod 644 "$cache"
 "$CONDACUDA" doctor -p "$env" --json > "$scratch/forged.json" 2> /dev/null || true
 note "a forged entry in the user's own cache file is believed (as git believes its index): $(verdict "$scratch/forged.json")"
+
+# The result cache: a root that binds, then its provider changed in place
+# (same size, mtime put back): the symbol it defined renamed. The bindings
+# kept under the old stamps say it binds; the ctime makes them a miss.
+env=$scratch/rebind
+mkdir -p "$env/conda-meta" "$env/lib"
+touch "$env/conda-meta/history"
+printf 'int cc_provided(void) { return 2; }\n' > "$scratch/prov.c"
+printf 'int cc_provided(void);\nint cc_root(void) { return cc_provided() + 1; }\n' > "$scratch/root.c"
+gcc -shared -fPIC -o "$env/lib/libnvJitLink_ccprov.so" "$scratch/prov.c"
+gcc -shared -fPIC -Wl,-z,now -o "$env/lib/libcusparse_ccroot.so" "$scratch/root.c" -L"$env/lib" -lnvJitLink_ccprov -Wl,-rpath,'$ORIGIN'
+settle
+root_verdict() { json "$1" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcusparse_ccroot.so'][0]"; }
+rm -f "$results"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/bound.json" || fail "doctor on the env that binds"
+expect_eq "$(root_verdict "$scratch/bound.json")" loads "the root before its provider changed"
+[ "$(wc -l < "$results")" -gt 1 ] || fail "no binding was kept"
+mtime=$(stat -c %y "$env/lib/libnvJitLink_ccprov.so")
+python3 - "$env/lib/libnvJitLink_ccprov.so" << 'PY'
+import sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+assert b"cc_provided\0" in data, "the name is in the dynamic string table"
+with open(path, "r+b") as f:  # in place: same inode, same size
+    f.write(data.replace(b"cc_provided\0", b"cc_provideX\0"))
+PY
+touch -d "$mtime" "$env/lib/libnvJitLink_ccprov.so"
+settle # a file changed within the last second has no stamp: nothing is looked up for it
+"$CONDACUDA" doctor -p "$env" --json --no-cache > "$scratch/unbound.truth.json" || true
+truth=$(root_verdict "$scratch/unbound.truth.json")
+[ "$truth" != loads ] || fail "the root still loads in doctor --no-cache: the test proves nothing"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/unbound.json" || true
+expect_eq "$(root_verdict "$scratch/unbound.json")" "$truth" "the root with the result cache (its provider changed, mtime put back)"
+cmp -s <(json "$scratch/unbound.truth.json" "j['roots']") <(json "$scratch/unbound.json" "j['roots']") ||
+  fail "the roots differ with and without the result cache after the change"
+note "a provider changed with the mtime put back: '$truth' with and without the result cache"
+
+# A damaged result cache: ignored with a warning, the verdict the files' own.
+sed -i '2s/^/%zz/' "$results"
+"$CONDACUDA" doctor -p "$env" --json > "$scratch/results-damaged.json" 2> "$scratch/results-damaged.err" || true
+expect_eq "$(root_verdict "$scratch/results-damaged.json")" "$truth" "the verdict with a damaged result cache"
+grep -q "result cache is corrupt" "$scratch/results-damaged.err" || fail "no warning about the damaged result cache: $(cat "$scratch/results-damaged.err")"
