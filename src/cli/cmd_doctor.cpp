@@ -48,8 +48,9 @@ Command add_doctor(CLI::App& root) {
                   "Model this glibc release (2.28 to 2.41) instead of this machine's: a node or a container image "
                   "with another");
   sub->add_flag("--no-cache", args->no_cache,
-                "Check every file and folder again: neither read nor update the load-check, system folder and "
-                "dist-info caches ($XDG_CACHE_HOME/condacuda/load-checks, system-folders, dist-info)");
+                "Check every file and folder again: neither read nor update the load-check, system folder, "
+                "dist-info and result caches ($XDG_CACHE_HOME/condacuda/load-checks, system-folders, dist-info, "
+                "results)");
   return {sub, [args] {
             auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);

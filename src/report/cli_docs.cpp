@@ -407,6 +407,10 @@ const std::vector<ManEntry>& man_files() {
       {"$XDG_CACHE_HOME/condacuda/dist-info",
        "What doctor's env scan parses of each wheel's METADATA (its Name, Version and Requires-Dist headers) and "
        "RECORD (the lines of shared libraries), keyed the same way (doctor --no-cache neither reads nor writes it)."},
+      {"$XDG_CACHE_HOME/condacuda/results",
+       "What binding each library's symbols left unbound, and the symbol rule's findings, keyed by a SHA-256 of "
+       "condacuda's version and everything they read: the device, inode, size, mtime and ctime of each file, the "
+       "scopes, the glibc release (doctor --no-cache neither reads nor writes it)."},
       {"~/.conda/environments.txt", "Envs conda created outside the envs dirs, listed by list."},
       {"/etc/ld.so.cache", "Read by doctor and repair, as ld.so reads it."},
       {"<bin>/../libexec/condacuda/condacuda-probe",

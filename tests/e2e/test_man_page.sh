@@ -150,12 +150,14 @@ for path in ["$PREFIX/etc/condacuda/manifest.yml", "$PREFIX/etc/conda/activate.d
              "$PREFIX/etc/conda/deactivate.d/condacuda.{sh,fish,csh}", "$XDG_CACHE_HOME/condacuda/hashes",
              "$XDG_CACHE_HOME/condacuda/fatbins", "$XDG_CACHE_HOME/condacuda/load-checks",
              "$XDG_CACHE_HOME/condacuda/system-folders", "$XDG_CACHE_HOME/condacuda/dist-info",
+             "$XDG_CACHE_HOME/condacuda/results",
              "$PREFIX/etc/condacuda/originals/<hash>-<name>"]:
     if path not in files:
         problems.append("FILES lacks " + path)
 for needle in ['manifest_path = "etc/condacuda/manifest.yml"', 'originals_folder = "etc/condacuda/originals"',
                '"/condacuda/hashes"', 'default_cache_path("fatbins")', 'default_cache_path("load-checks")',
-               'default_cache_path("system-folders")', 'default_cache_path("dist-info")']:
+               'default_cache_path("system-folders")', 'default_cache_path("dist-info")',
+               'default_cache_path("results")']:
     if not grep(re.escape(needle), src):
         problems.append("the sources no longer say " + needle + " (FILES may be out of date)")
 
