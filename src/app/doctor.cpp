@@ -237,6 +237,11 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
     inputs->config.glibc_minor = *minor;
     inputs->glibc_source = "--glibc";
   }
+  // Results kept between runs: what each file's symbol tables said, what
+  // binding and the symbol rule found.
+  sys::ResultCache results(options.cache ? sys::ResultCache::default_path() : "", CONDACUDA_VERSION);
+  results.load(cache_warnings);
+  files.use_result_memo(&results);
   sys::LoadCheckCache load_checks(options.cache ? sys::LoadCheckCache::default_path() : "", inputs->config);
   load_checks.load(cache_warnings);
   files.use_load_checks(&load_checks);
@@ -247,9 +252,6 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   folders.load(cache_warnings);
   std::vector<std::string> system = sys::system_cuda_dirs("", &folders);
   folders.save(cache_warnings);
-  sys::ResultCache results(options.cache ? sys::ResultCache::default_path() : "", CONDACUDA_VERSION);
-  results.load(cache_warnings);
-  files.use_result_memo(&results);
   auto report = diagnose_env(options, *inputs, in_front, files, state, std::move(system));
   files.use_result_memo(nullptr);
   files.use_load_checks(nullptr);

@@ -38,8 +38,11 @@ AbiTag scan_notes(const ByteReader& note, std::uint64_t align) {
 } // namespace
 
 AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::uint16_t phnum, const TableSource* copies) {
-  ByteReader r(file);
-  const std::uint64_t buffered = file.size() < filebuf_size ? file.size() : filebuf_size;
+  return read_abi_tag(ByteReader(file), phoff, phnum, copies);
+}
+
+AbiTag read_abi_tag(const ByteReader& r, std::uint64_t phoff, std::uint16_t phnum, const TableSource* copies) {
+  const std::uint64_t buffered = r.size() < filebuf_size ? r.size() : filebuf_size;
   for (std::uint16_t i = 0; i < phnum; ++i) {
     std::uint64_t p = phoff + i * phdr_size;
     if (!r.has(p, phdr_size)) return {};
@@ -63,7 +66,7 @@ AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::u
     std::byte copy[most_copied];
     const bool copied = copies && offset + size > header_page && size <= most_copied &&
                         copies->copy(offset, std::span<std::byte>(copy, size));
-    AbiTag tag = scan_notes(copied ? ByteReader(copy, size) : ByteReader(file.subspan(offset, size)), align);
+    AbiTag tag = scan_notes(copied ? ByteReader(copy, size) : *r.sub(offset, size), align);
     if (tag.read == AbiTag::Read::found) return tag;
   }
   return {};

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <span>
 
+#include "elf/byte_reader.hpp"
+
 #include "elf/table_source.hpp"
 
 namespace condacuda::elf {
@@ -35,5 +37,7 @@ struct AbiTag {
 // megabytes into a large library: a page fault each, for 32 bytes).
 AbiTag read_abi_tag(std::span<const std::byte> file, std::uint64_t phoff, std::uint16_t phnum,
                     const TableSource* copies = nullptr);
+// The same over a reader of the whole file (one with a copy of its head).
+AbiTag read_abi_tag(const ByteReader& file, std::uint64_t phoff, std::uint16_t phnum, const TableSource* copies = nullptr);
 
 } // namespace condacuda::elf

@@ -5,6 +5,7 @@
 
 #include "elf/elf_constants.hpp"
 #include "elf/load_image.hpp"
+#include "util/memo_text.hpp"
 
 namespace condacuda::elf {
 
@@ -85,13 +86,13 @@ FileBytes bytes_from_string(std::string_view s) {
 
 // ---------------------------------------------------------------- header check
 
-HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine, const TableSource* copies) {
+namespace {
+HeaderCheck verify_header_in(const ByteReader& r, std::uint16_t host_machine, const TableSource* copies) {
   // The checks and their order follow open_verify in glibc's elf/dl-load.c.
-  ByteReader r(data);
   auto fatal = [](const char* why) { return HeaderCheck{HeaderVerdict::fatal, why, {}}; };
   if (r.size() < ehdr_size) return fatal("file too short");
   static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
-  if (std::memcmp(data.data(), magic, 4) != 0) return fatal("invalid ELF header");
+  if (std::memcmp(r.bytes(0, 4)->data(), magic, 4) != 0) return fatal("invalid ELF header");
   if (*r.u8(4) != elfclass64) return HeaderCheck{HeaderVerdict::wrong_class, {}, {}};
   if (*r.u8(5) != elfdata2lsb) return fatal("ELF file data encoding not little-endian");
   if (*r.u8(6) != ev_current) return fatal("ELF file version ident does not match current one");
@@ -108,32 +109,42 @@ HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_ma
   if (type != et_dyn && type != et_exec) return fatal("only ET_DYN and ET_EXEC can be loaded");
   if (*r.u16(54) != phdr_size) return fatal("ELF file's phentsize not the expected size");
   HeaderCheck ok;
-  ok.abi_tag = read_abi_tag(data, *r.u64(32), *r.u16(56), copies);
+  ok.abi_tag = read_abi_tag(r, *r.u64(32), *r.u16(56), copies);
   return ok;
+}
+} // namespace
+
+HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine, const TableSource* copies) {
+  return verify_header_in(ByteReader(data), host_machine, copies);
+}
+
+HeaderCheck verify_header(const FileBytes& bytes, std::uint16_t host_machine, const TableSource* copies) {
+  return verify_header_in(bytes.reader(), host_machine, copies);
 }
 
 // ---------------------------------------------------------------- parsing
 
-Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool with_symbols, const TableSource* copies) {
+Result<std::shared_ptr<const ElfObject>> ElfObject::parse(FileBytes bytes, bool with_symbols, const TableSource* copies,
+                                                          std::string_view symbol_facts) {
   std::shared_ptr<ElfObject> obj(new ElfObject());
   obj->bytes_ = std::move(bytes);
-  obj->reader_ = ByteReader(obj->bytes_.data);
+  obj->reader_ = obj->bytes_.reader();
   obj->copies_ = copies;
   if (auto s = obj->parse_headers(); !s) return s.error();
   if (obj->has_dynamic_) {
     if (auto s = obj->parse_dynamic_entries(); !s) return s.error();
     if (with_symbols) {
-      if (auto s = obj->parse_symbols(); !s) return s.error();
+      if (auto s = obj->parse_symbols(symbol_facts); !s) return s.error();
     }
   }
   obj->copies_ = nullptr; // the source lives no longer than this call
   return std::shared_ptr<const ElfObject>(std::move(obj));
 }
 
-Result<std::shared_ptr<const ElfObject>> ElfObject::with_symbols(const ElfObject& parsed) {
+Result<std::shared_ptr<const ElfObject>> ElfObject::with_symbols(const ElfObject& parsed, std::string_view symbol_facts) {
   std::shared_ptr<ElfObject> obj(new ElfObject(parsed));
   if (obj->has_dynamic_ && !obj->symbols_loaded_)
-    if (auto s = obj->parse_symbols(); !s) return s.error();
+    if (auto s = obj->parse_symbols(symbol_facts); !s) return s.error();
   return std::shared_ptr<const ElfObject>(std::move(obj));
 }
 
@@ -141,7 +152,7 @@ Status ElfObject::parse_headers() {
   const ByteReader& r = reader_;
   if (r.size() < ehdr_size) return corrupt("file too short for an ELF header (" + std::to_string(r.size()) + " bytes)");
   static const unsigned char magic[4] = {0x7f, 'E', 'L', 'F'};
-  if (std::memcmp(r.span().data(), magic, 4) != 0) return corrupt("not an ELF file (bad magic)");
+  if (std::memcmp(r.bytes(0, 4)->data(), magic, 4) != 0) return corrupt("not an ELF file (bad magic)");
   class_ = *r.u8(4);
   if (class_ == elfclass32) return make_error(ErrorCode::unsupported, "32-bit ELF (ELFCLASS32) is not supported");
   if (class_ != elfclass64) return corrupt("invalid ELF class byte " + std::to_string(class_));
@@ -260,8 +271,7 @@ std::optional<std::string_view> ElfObject::dynamic_string(std::uint64_t offset, 
   // the map says which (cstring bounds the search by the table).
   if (!text || text->size() + 1 > piece.budget) return dynstr(offset);
   piece.budget -= text->size() + 1;
-  if (!copied_strings_) copied_strings_ = std::make_shared<std::deque<std::string>>();
-  return copied_strings_->emplace_back(*text);
+  return keep_name(*text);
 }
 
 bool ElfObject::symbol_named(std::uint32_t index, std::string_view name) const {
@@ -428,7 +438,7 @@ const std::vector<std::uint32_t>& ElfObject::undefined_symbols() const {
   return lazy_->undefined;
 }
 
-Status ElfObject::parse_symbols() {
+Status ElfObject::parse_symbols(std::string_view symbol_facts) {
   symbols_loaded_ = true;
   if (!symtab_) return ok_status();
   auto off = vaddr_to_offset(*symtab_);
@@ -443,7 +453,11 @@ Status ElfObject::parse_symbols() {
     sysv_hash_offset_ = vaddr_to_offset(*hash_);
     if (!sysv_hash_offset_) return corrupt("DT_HASH points outside the file");
   }
-  auto count = count_symbols();
+  // Facts kept from an earlier parse of the same bytes passed every check
+  // below that reads the tables; the checks of places and sizes run again.
+  std::uint32_t kept_count = 0;
+  const bool kept = !symbol_facts.empty() && take_symbol_facts(symbol_facts, kept_count);
+  auto count = kept ? std::optional<std::uint32_t>(kept_count) : count_symbols();
   if (!count) return corrupt("cannot determine the number of dynamic symbols (hash table damaged or missing)");
   if (!reader_.has(symtab_offset_, static_cast<std::uint64_t>(*count) * sym_size))
     return corrupt("dynamic symbol table extends past the end of the file");
@@ -455,20 +469,97 @@ Status ElfObject::parse_symbols() {
     if (!v || !reader_.has(*v, 2ull * symbol_count_)) return corrupt("DT_VERSYM table extends past the end of the file");
     versym_offset_ = *v;
   }
-  if (verdef_) {
+  if (verdef_ && !kept) {
     auto v = vaddr_to_offset(*verdef_);
     if (!v) return corrupt("DT_VERDEF points outside the file");
     // ld.so follows the records' next links; DT_VERDEFNUM and DT_VERNEEDNUM
     // are not read (_dl_check_map_versions, match_symbol in elf/dl-version.c).
     if (auto s = parse_verdefs(*v, max_version_records); !s) return s;
   }
-  if (verneed_) {
+  if (verneed_ && !kept) {
     auto v = vaddr_to_offset(*verneed_);
     if (!v) return corrupt("DT_VERNEED points outside the file");
     if (auto s = parse_verneeds(*v, max_version_records); !s) return s;
   }
   lazy_ = std::make_shared<Lazy>();
   return ok_status();
+}
+
+std::string ElfObject::symbol_facts() const {
+  std::string out;
+  util::put_number_field(out, symbol_count_);
+  util::put_number_field(out, verdefs_.size());
+  for (const auto& d : verdefs_) {
+    util::put_number_field(out, d.index);
+    util::put_number_field(out, d.flags);
+    util::put_number_field(out, d.hash);
+    util::put_text_field(out, d.name);
+  }
+  util::put_number_field(out, verneeds_.size());
+  for (const auto& need : verneeds_) {
+    util::put_text_field(out, need.file);
+    util::put_number_field(out, need.entries.size());
+    for (const auto& e : need.entries) {
+      util::put_number_field(out, e.hash);
+      util::put_number_field(out, e.flags);
+      util::put_number_field(out, e.other);
+      util::put_text_field(out, e.name);
+    }
+  }
+  return out;
+}
+
+std::string_view ElfObject::keep_name(std::string_view name) {
+  if (!copied_strings_) copied_strings_ = std::make_shared<std::deque<std::string>>();
+  return copied_strings_->emplace_back(name);
+}
+
+bool ElfObject::take_symbol_facts(std::string_view facts, std::uint32_t& count) {
+  util::FieldReader in(facts);
+  std::uint64_t n = 0, records = 0;
+  auto number = [&](std::uint64_t limit, std::uint64_t& out) { return in.number(out) && out <= limit; };
+  if (!number(UINT32_MAX, n)) return false;
+  const auto symbols = static_cast<std::uint32_t>(n);
+  std::vector<VersionDefinition> defs;
+  std::vector<VersionNeed> needs;
+  if (!number(max_version_records, records)) return false;
+  for (std::uint64_t i = 0; i < records; ++i) {
+    std::uint64_t index = 0, flags = 0, hash = 0;
+    std::string_view name;
+    if (!number(UINT16_MAX, index) || !number(UINT16_MAX, flags) || !number(UINT32_MAX, hash) || !in.text(name))
+      return false;
+    defs.push_back({static_cast<std::uint16_t>(index), static_cast<std::uint16_t>(flags), static_cast<std::uint32_t>(hash), name});
+  }
+  if (!number(max_version_records, records)) return false;
+  std::uint64_t entries_in_all = 0;
+  for (std::uint64_t i = 0; i < records; ++i) {
+    VersionNeed need;
+    std::uint64_t entries = 0;
+    if (!in.text(need.file) || !number(max_version_records, entries) || (entries_in_all += entries) > max_version_records)
+      return false;
+    for (std::uint64_t k = 0; k < entries; ++k) {
+      std::uint64_t hash = 0, flags = 0, other = 0;
+      VersionNeedEntry e;
+      if (!number(UINT32_MAX, hash) || !number(UINT16_MAX, flags) || !number(UINT16_MAX, other) || !in.text(e.name))
+        return false;
+      e.hash = static_cast<std::uint32_t>(hash);
+      e.flags = static_cast<std::uint16_t>(flags);
+      e.other = static_cast<std::uint16_t>(other);
+      need.entries.push_back(e);
+    }
+    needs.push_back(std::move(need));
+  }
+  if (!in.done()) return false;
+  // The names live with the object, not in the memo's text.
+  for (auto& d : defs) d.name = keep_name(d.name);
+  for (auto& need : needs) {
+    need.file = keep_name(need.file);
+    for (auto& e : need.entries) e.name = keep_name(e.name);
+  }
+  verdefs_ = std::move(defs);
+  verneeds_ = std::move(needs);
+  count = symbols;
+  return true;
 }
 
 Status ElfObject::check_verdaux_chain(std::uint64_t aux, std::uint16_t count) const {

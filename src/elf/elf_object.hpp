@@ -35,10 +35,19 @@ struct FileIdentity {
   bool known() const { return dev != 0 || ino != 0; }
   bool operator==(const FileIdentity&) const = default;
 };
+// `head`, when not empty, is a copy of data's first bytes read with pread(2)
+// (sys/mapped_file.cpp): the header, program headers and whatever else the
+// first page holds are read there, and the map's first page is never faulted
+// in (on the 2-core VM a first touch of a mapped page costs 25 to 65
+// microseconds, a pread of 4 KiB a few).
 struct FileBytes {
   std::shared_ptr<const void> owner;
   std::span<const std::byte> data;
   FileIdentity source{};
+  std::shared_ptr<const void> head_owner;
+  std::span<const std::byte> head;
+
+  ByteReader reader() const { return ByteReader(data, head); }
 };
 FileBytes bytes_from_vector(std::vector<std::byte> v);
 FileBytes bytes_from_string(std::string_view s);
@@ -63,6 +72,7 @@ struct HeaderCheck {
 // `copies`: see read_abi_tag.
 HeaderCheck verify_header(std::span<const std::byte> data, std::uint16_t host_machine,
                           const TableSource* copies = nullptr);
+HeaderCheck verify_header(const FileBytes& bytes, std::uint16_t host_machine, const TableSource* copies = nullptr);
 
 struct VersionDefinition {
   std::uint16_t index = 0;
@@ -142,11 +152,22 @@ public:
   // where the dynamic section and the names it gives (DT_NEEDED, DT_SONAME,
   // DT_RPATH...) are read from during the parse, not the map: the same facts,
   // the names kept with the object.
+  //
+  // `symbol_facts`, when given, is what symbol_facts() said of these very
+  // bytes (the system layer keeps it by the file's stamp): the symbol count
+  // and the version records are taken from it, not read again; text that
+  // does not read is ignored and the tables are read.
   static Result<std::shared_ptr<const ElfObject>> parse(FileBytes bytes, bool with_symbols = true,
-                                                        const TableSource* copies = nullptr);
+                                                        const TableSource* copies = nullptr,
+                                                        std::string_view symbol_facts = {});
   // `parsed` with its symbol and version tables: what it read already (the
   // headers, the dynamic section) taken as it is, not read again.
-  static Result<std::shared_ptr<const ElfObject>> with_symbols(const ElfObject& parsed);
+  static Result<std::shared_ptr<const ElfObject>> with_symbols(const ElfObject& parsed,
+                                                               std::string_view symbol_facts = {});
+  // What parsing the symbol tables read beyond their places, as text
+  // (util/memo_text.hpp fields): the symbol count (a walk of the hash table)
+  // and the version records with their names, pages far from the header's.
+  std::string symbol_facts() const;
 
   // The bytes this object reads (to parse them again with symbols, say).
   const FileBytes& bytes() const { return bytes_; }
@@ -213,7 +234,11 @@ private:
   Status read_dynamic_array(std::uint64_t l_ld);
   Status parse_dynamic_entries();
   Status resolve_dynamic_strings(); // DT_STRTAB located, every name the section gives read from it
-  Status parse_symbols();
+  Status parse_symbols(std::string_view symbol_facts);
+  // The count and version records from symbol_facts() text; false (and
+  // nothing taken) when it does not read.
+  bool take_symbol_facts(std::string_view facts, std::uint32_t& count);
+  std::string_view keep_name(std::string_view name);
   Status parse_verdefs(std::uint64_t offset, std::uint64_t count);
   Status check_verdaux_chain(std::uint64_t aux, std::uint16_t count) const;
   Status parse_verneeds(std::uint64_t offset, std::uint64_t count);

@@ -11,6 +11,7 @@
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
+#include "util/memo_text.hpp"
 
 namespace condacuda::sys {
 
@@ -69,12 +70,18 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
         const DescriptorCopies copies(opened->fd.get());
         const ReopenedCopies reopened(absolute_path, *bytes);
         const elf::TableSource* far_pieces = opened->fd.valid() ? static_cast<const elf::TableSource*>(&copies) : &reopened;
-        p.header = elf::verify_header(bytes->data, machine_, far_pieces);
+        p.header = elf::verify_header(*bytes, machine_, far_pieces);
         if (p.header.verdict == elf::HeaderVerdict::ok) {
-          auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second)
-                                                  : elf::ElfObject::parse(*bytes, true, far_pieces);
+          // What the symbol tables said of this very file before (its stamp
+          // unchanged): their far pages are not read again.
+          const std::string facts_key = replaced ? std::string() : symbol_facts_key(key_of(st));
+          const std::optional<std::string> facts = facts_key.empty() ? std::nullopt : result_memo_->find(facts_key);
+          const std::string_view kept = facts ? std::string_view(*facts) : std::string_view();
+          auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second, kept)
+                                                  : elf::ElfObject::parse(*bytes, true, far_pieces, kept);
           if (parsed) p.elf = *parsed;
           else p.parse_error = parsed.error().message;
+          if (parsed && !facts_key.empty()) result_memo_->remember(facts_key, (*parsed)->symbol_facts());
         }
       }
     }
@@ -110,6 +117,17 @@ std::optional<elf::FileBytes> DiskFileView::patched_bytes(const std::string& abs
 
 void DiskFileView::adopt(const std::string& absolute_path, std::shared_ptr<const elf::ElfObject> parsed) {
   if (parsed) adopted_.emplace(absolute_path, std::move(parsed));
+}
+
+std::string DiskFileView::symbol_facts_key(const FileKey& key) const {
+  if (!result_memo_ || !has_settled(key)) return {};
+  std::string inputs = "symbol facts 1";
+  util::put_raw(inputs, key.dev);
+  util::put_raw(inputs, key.ino);
+  util::put_raw(inputs, key.size);
+  util::put_raw(inputs, key.mtime_ns);
+  util::put_raw(inputs, key.ctime_ns);
+  return inputs;
 }
 
 DiskFileView& process_file_view() {

@@ -48,6 +48,11 @@ public:
   }
 
 private:
+  // The memo key of what parsing a file's symbol tables found (elf::
+  // ElfObject::symbol_facts), "" when there is no memo or the file changed
+  // within the last second.
+  std::string symbol_facts_key(const FileKey& key) const;
+
   std::uint16_t machine_;
   std::unordered_map<std::string, loader::OpenedFile> cache_; // node-based: the pointers below stay valid
   struct InodeHash {

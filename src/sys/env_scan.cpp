@@ -79,7 +79,7 @@ inventory::ScannedFile scan_file(const fs::path& path, const fs::path& prefix, c
   }
   const elf::FileBytes& bytes = opened->bytes;
   f.size = bytes.data.size();
-  if (f.size < 4 || std::memcmp(bytes.data.data(), "\x7f" "ELF", 4) != 0) return f;
+  if (f.size < 4 || std::memcmp(bytes.reader().bytes(0, 4)->data(), "\x7f" "ELF", 4) != 0) return f;
   // The dynamic section and its names read with pread, not through the map
   // (elf/table_source.hpp): their pages are not the ones symbol lookups read.
   const DescriptorCopies copies(opened->fd.get());

@@ -1,6 +1,7 @@
 #include "sys/mapped_file.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -11,6 +12,10 @@
 #include "sys/posix.hpp"
 
 namespace condacuda::sys {
+
+namespace {
+constexpr std::size_t head_bytes = 4096; // the header's page
+} // namespace
 
 Result<elf::FileBytes> map_file(const std::string& path, int* errno_out) {
   auto opened = map_file_open(path, errno_out);
@@ -70,9 +75,17 @@ Result<OpenMap> map_file_open(const std::string& path, int* errno_out) {
     return errno_error(e, "cannot map", path);
   }
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-  return OpenMap{elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
-                               elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}},
-                 std::move(f)};
+  elf::FileBytes bytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
+                       elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
+  // The first page read with pread as well (elf::FileBytes::head): every
+  // reader of the header reads the copy; a short read leaves the map alone.
+  const std::size_t head_size = std::min<std::size_t>(size, head_bytes);
+  auto head = std::make_shared<std::array<std::byte, head_bytes>>();
+  if (DescriptorCopies(f.get()).copy(0, std::span<std::byte>(head->data(), head_size))) {
+    bytes.head = std::span<const std::byte>(head->data(), head_size);
+    bytes.head_owner = std::move(head);
+  }
+  return OpenMap{std::move(bytes), std::move(f)};
 }
 
 Fd reopen_mapped(const std::string& path, const elf::FileBytes& mapped) {

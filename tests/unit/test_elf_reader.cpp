@@ -573,7 +573,7 @@ TEST_CASE("verify_header agrees with open_verify on good and bad headers") {
   CHECK(with(9, 1).fatal_reason == "nonzero padding in e_ident");
   CHECK(with(16, 1).fatal_reason == "only ET_DYN and ET_EXEC can be loaded");
   CHECK(with(54, 32).fatal_reason == "ELF file's phentsize not the expected size");
-  CHECK(elf::verify_header({}, elf::em_x86_64).fatal_reason == "file too short");
+  CHECK(elf::verify_header(std::span<const std::byte>(), elf::em_x86_64).fatal_reason == "file too short");
   Bytes short_file(good.begin(), good.begin() + 63);
   CHECK(elf::verify_header(short_file, elf::em_x86_64).fatal_reason == "file too short");
 }

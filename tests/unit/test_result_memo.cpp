@@ -1,6 +1,7 @@
 // Results kept between runs (loader::ResultMemo): binding's outcome replayed
 // from a memo is the outcome computed, and a kept value that does not fit the
-// files is a miss, computed again and kept anew. Fixtures compiled here; the
+// files is a miss, computed again and kept anew; a file's symbol facts given
+// to a parse give what reading its tables gives. Fixtures compiled here; the
 // real ld.so is the oracle of the loader rules themselves (test_loader_rules).
 #include <doctest/doctest.h>
 
@@ -11,6 +12,7 @@
 #include "loader/simulator.hpp"
 #include "sys/disk_file_view.hpp"
 #include "sys/machine.hpp"
+#include "sys/mapped_file.hpp"
 #include "support/fixture.hpp"
 #include "util/memo_text.hpp"
 
@@ -155,4 +157,87 @@ TEST_CASE("memo fields: numbers and any bytes of text read back; anything else f
     CHECK_FALSE((as_number && r.done()));
     CHECK_FALSE(as_text);
   }
+}
+
+TEST_CASE("symbol facts: a parse given them equals one that reads the tables; text that does not read is ignored") {
+  TempDir t("symbol_facts");
+  fixture::write_file(t / "v.map", "V1 { global: f1; local: *; };\nV2 { global: f2; } V1;\n");
+  // Version definitions (V1, V2) and needs (libc's GLIBC_2.2.5 for puts).
+  fixture::shared_library(t / "libv.so",
+                          "#include <stdio.h>\nint f1(void) { return puts(\"1\"); }\nint f2(void) { return 2; }\n",
+                          {"-Wl,--version-script," + t / "v.map"});
+  auto bytes = condacuda::sys::map_file(t / "libv.so");
+  REQUIRE(bytes);
+  auto read = condacuda::elf::ElfObject::parse(*bytes);
+  REQUIRE(read);
+  const condacuda::elf::ElfObject& truth = **read;
+  REQUIRE(truth.version_definitions().size() >= 3);
+  REQUIRE_FALSE(truth.version_needs().empty());
+  const std::string facts = truth.symbol_facts();
+
+  auto same_as_truth = [&](const condacuda::elf::ElfObject& e) {
+    CHECK(e.symbol_count() == truth.symbol_count());
+    REQUIRE(e.version_definitions().size() == truth.version_definitions().size());
+    for (std::size_t i = 0; i < e.version_definitions().size(); ++i) {
+      const auto &a = e.version_definitions()[i], &b = truth.version_definitions()[i];
+      CHECK((a.index == b.index && a.flags == b.flags && a.hash == b.hash && a.name == b.name));
+    }
+    REQUIRE(e.version_needs().size() == truth.version_needs().size());
+    for (std::size_t i = 0; i < e.version_needs().size(); ++i) {
+      const auto &a = e.version_needs()[i], &b = truth.version_needs()[i];
+      CHECK(a.file == b.file);
+      REQUIRE(a.entries.size() == b.entries.size());
+      for (std::size_t k = 0; k < a.entries.size(); ++k)
+        CHECK((a.entries[k].hash == b.entries[k].hash && a.entries[k].flags == b.entries[k].flags &&
+               a.entries[k].other == b.entries[k].other && a.entries[k].name == b.entries[k].name));
+    }
+    CHECK(e.symbol_facts() == facts);
+    // A lookup still finds the versioned definitions.
+    int found = 0;
+    e.for_each_named("f2", [&](std::uint32_t, const condacuda::elf::Symbol&) { return ++found, true; });
+    CHECK(found == 1);
+  };
+
+  std::string given = facts; // the memo's text dies before the object: the names are the object's own
+  auto from_facts = condacuda::elf::ElfObject::parse(*bytes, true, nullptr, given);
+  given.assign(given.size(), '?');
+  REQUIRE(from_facts);
+  same_as_truth(**from_facts);
+
+  auto without = condacuda::elf::ElfObject::parse(*bytes, false);
+  REQUIRE(without);
+  auto adopted = condacuda::elf::ElfObject::with_symbols(**without, facts);
+  REQUIRE(adopted);
+  same_as_truth(**adopted);
+
+  for (const std::string bad : {std::string("x"), facts.substr(0, facts.size() - 1), facts + "1 ", std::string("99999999999 0 0 "),
+                                std::string("10 70000 ")}) {
+    CAPTURE(bad);
+    auto ignored = condacuda::elf::ElfObject::parse(*bytes, true, nullptr, bad);
+    REQUIRE(ignored);
+    same_as_truth(**ignored);
+  }
+}
+
+TEST_CASE("a reader with a copy of the head reads the copy where it holds the bytes, the data elsewhere") {
+  std::vector<std::byte> data(64), head(16);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = std::byte(i);
+  for (std::size_t i = 0; i < head.size(); ++i) head[i] = std::byte(0xa0 + i);
+  head[10] = std::byte(0);
+  condacuda::elf::ByteReader r(data, head);
+  CHECK(r.size() == 64);
+  CHECK(*r.u8(0) == 0xa0);
+  CHECK(*r.u32(12) == 0xafaeadacu);   // inside the copy
+  CHECK(*r.u32(14) == 0x11100f0eu); // straddles the copy's end: read in the data
+  CHECK(*r.u8(20) == 20);
+  CHECK_FALSE(r.u8(64));
+  CHECK(*r.cstring(2, 64) == std::string_view(reinterpret_cast<const char*>(head.data()) + 2, 8));
+  CHECK(r.cstring_equals(2, 64, std::string_view(reinterpret_cast<const char*>(head.data()) + 2, 8)));
+  CHECK(r.bytes(4, 4)->data() == head.data() + 4);
+  CHECK(r.bytes(12, 8)->data() == data.data() + 12);
+  // A head longer than the data is cut to it.
+  std::vector<std::byte> small(8);
+  condacuda::elf::ByteReader cut(small, head);
+  CHECK(cut.size() == 8);
+  CHECK(cut.head().size() == 8);
 }
