@@ -462,8 +462,6 @@ Status ElfObject::parse_symbols(std::string_view symbol_facts) {
   if (!reader_.has(symtab_offset_, static_cast<std::uint64_t>(*count) * sym_size))
     return corrupt("dynamic symbol table extends past the end of the file");
   symbol_count_ = *count;
-  prepare_gnu_hash();
-  prepare_sysv_hash();
   if (versym_) {
     auto v = vaddr_to_offset(*versym_);
     if (!v || !reader_.has(*v, 2ull * symbol_count_)) return corrupt("DT_VERSYM table extends past the end of the file");

@@ -268,11 +268,12 @@ private:
     bool (*call_)(void*, std::uint32_t);
   };
   void lookup_candidates(const HashedName& name, FunctionRef visit) const;
-  void prepare_gnu_hash();
-  void prepare_sysv_hash();
   struct Lazy;
+  struct GnuHash;
+  void prepare_gnu_hash(Lazy& lazy) const;
+  void prepare_sysv_hash(Lazy& lazy) const;
   void prepare_name_index(Lazy& lazy) const;
-  bool gnu_bloom_passes(std::uint32_t h) const;
+  bool gnu_bloom_passes(const GnuHash& gnu, std::uint32_t h) const;
 
   struct Segment {
     std::uint64_t vaddr, offset, filesz;
@@ -313,29 +314,33 @@ private:
   std::uint32_t symbol_count_ = 0;
   std::optional<std::uint64_t> versym_offset_;
   std::optional<std::uint64_t> gnu_hash_offset_, sysv_hash_offset_;
-  // DT_GNU_HASH header, validated once at parse time (valid == false: use the fallbacks).
+  // DT_GNU_HASH header, validated once (valid == false: use the fallbacks).
   struct GnuHash {
     bool valid = false;
     std::uint32_t nbuckets = 0, symoffset = 0, bloom_size = 0, shift = 0;
     std::uint64_t bloom = 0, buckets = 0, chain = 0; // file offsets
-  } gnu_;
-  // DT_HASH header, validated once at parse time.
+  };
+  // DT_HASH header, validated once.
   struct SysvHash {
     bool valid = false;
     std::uint32_t nbucket = 0, nchain = 0;
     std::uint64_t buckets = 0, chains = 0; // file offsets
-  } sysv_;
-  // Set only when the table lookups would use is degenerate (a chain longer
-  // than any linker makes, chains that share entries or loop, or no hash table
-  // on a large symbol table): each name's candidates in the order the chain
-  // walk meets them, so that a hostile file cannot make every lookup walk the
-  // whole table (quadratic work over all undefined symbols).
-  // What walks a whole table is done at first use, from any thread, not at
-  // parse: a repeated doctor run, whose bindings and symbol rule are kept
-  // between runs, looks up no symbol and lists no undefined one.
+  };
+  // What lookups and the list of undefined symbols need is found at first
+  // use, from any thread, not at parse: a repeated doctor run, whose
+  // bindings and symbol rule are kept between runs, looks up no symbol, lists
+  // no undefined one, and reads none of those tables.
   struct Lazy {
     std::once_flag undefined_found, index_decided;
     std::vector<std::uint32_t> undefined;
+    GnuHash gnu;
+    SysvHash sysv;
+    // Set only when the table lookups would use is degenerate (a chain
+    // longer than any linker makes, chains that share entries or loop, or no
+    // hash table on a large symbol table): each name's candidates in the
+    // order the chain walk meets them, so that a hostile file cannot make
+    // every lookup walk the whole table (quadratic work over all undefined
+    // symbols).
     bool use_name_index = false;
     std::unordered_map<std::string_view, std::vector<std::uint32_t>> name_index;
   };
