@@ -129,7 +129,7 @@ void HashCache::save(std::vector<std::string>& warnings) const {
   }
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
-  if (auto status = write_file_atomically(path_, out); !status)
+  if (auto status = write_file_atomically(path_, out, 0644, Durability::cache); !status)
     warnings.push_back(std::string(format_.name) + " not saved: " + status.error().describe());
 }
 

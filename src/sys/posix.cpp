@@ -82,8 +82,9 @@ Result<Temporary> create_temporary_at(int dir, const std::string& name, const st
   }
 }
 
-Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsigned mode, const std::string& shown) {
-  if (::fchmod(tmp.fd.get(), mode) != 0 || ::fsync(tmp.fd.get()) != 0)
+Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsigned mode, const std::string& shown,
+                           Durability durability) {
+  if (::fchmod(tmp.fd.get(), mode) != 0 || (durability == Durability::synced && ::fsync(tmp.fd.get()) != 0))
     return fail_removing(dir, tmp.name, shown, "cannot write");
   if (::close(tmp.fd.release()) != 0) return fail_removing(dir, tmp.name, shown, "cannot write");
   if (::renameat(dir, tmp.name.c_str(), dir, name.c_str()) != 0)
@@ -92,7 +93,7 @@ Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsi
 }
 
 Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
-                     const std::string& shown, std::optional<FileOwner> owner) {
+                     const std::string& shown, std::optional<FileOwner> owner, Durability durability) {
   auto tmp = create_temporary_at(dir, name, shown);
   if (!tmp) return tmp.error();
   if (auto written = write_all(tmp->fd.get(), content, "cannot write", shown); !written) {
@@ -100,7 +101,7 @@ Status write_file_at(int dir, const std::string& name, std::string_view content,
     return written;
   }
   if (owner) (void)::fchown(tmp->fd.get(), owner->uid, owner->gid); // before fchmod: chown clears set-id bits
-  return commit_temporary_at(dir, std::move(*tmp), name, mode, shown);
+  return commit_temporary_at(dir, std::move(*tmp), name, mode, shown, durability);
 }
 
 Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown) {
@@ -115,10 +116,10 @@ Status write_symlink_at(int dir, const std::string& name, const std::string& tar
   return ok_status();
 }
 
-Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode) {
+Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode, Durability durability) {
   auto dir = open_parent(path);
   if (!dir) return dir.error();
-  return write_file_at(dir->get(), fs::path(path).filename().string(), content, mode, path);
+  return write_file_at(dir->get(), fs::path(path).filename().string(), content, mode, path, std::nullopt, durability);
 }
 
 namespace {

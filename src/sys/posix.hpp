@@ -48,6 +48,13 @@ inline constexpr std::string_view temporary_marker = ".condacuda-tmp-";
 // time: "<name>.condacuda-tmp-<pid>-<n>".
 std::string temporary_name(const std::string& name);
 
+// Whether a write waits for the disk (fsync) before its rename: what must
+// survive a power cut does (the manifest, the hooks, a pinned library); a
+// cache need not: one lost or cut short is ignored and rewritten, and the
+// fsync was a twentieth of a first doctor run on the 2-core VM (four caches,
+// 0.5 to 0.8 ms each).
+enum class Durability { synced, cache };
+
 // A new empty file beside `name` in the open folder `dir`, named
 // temporary_name(name), created exclusively (O_EXCL | O_NOFOLLOW: never
 // through a planted link), open for reading and writing, mode 0600; with its name.
@@ -58,12 +65,14 @@ struct Temporary {
 Result<Temporary> create_temporary_at(int dir, const std::string& name, const std::string& shown);
 // The temporary's end: fchmod to `mode`, fsync, close, renamed over `name`;
 // removed on any failure.
-Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsigned mode, const std::string& shown);
+Status commit_temporary_at(int dir, Temporary tmp, const std::string& name, unsigned mode, const std::string& shown,
+                           Durability durability = Durability::synced);
 
 // Writes `content` to `path` atomically: a temporary file beside it, created
 // exclusively (never through a planted link), fsync, then renamed over the
 // target with `mode`. Nothing is left behind on failure.
-Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode = 0644);
+Status write_file_atomically(const std::string& path, std::string_view content, unsigned mode = 0644,
+                             Durability durability = Durability::synced);
 
 // The same for the entry `name` of the open folder `dir` (`shown` is the
 // path errors name), the temporary given to `owner` when one is named (by its
@@ -75,7 +84,8 @@ struct FileOwner {
   gid_t gid;
 };
 Status write_file_at(int dir, const std::string& name, std::string_view content, unsigned mode,
-                     const std::string& shown, std::optional<FileOwner> owner = std::nullopt);
+                     const std::string& shown, std::optional<FileOwner> owner = std::nullopt,
+                     Durability durability = Durability::synced);
 Status write_symlink_at(int dir, const std::string& name, const std::string& target, const std::string& shown);
 
 // Writes `content` to a file the user named (`lock -o FILE`), as `sort -o`
