@@ -60,8 +60,8 @@ public:
   std::optional<std::string> find(const std::string& path, const FileKey& key);
   void store(const std::string& path, const FileKey& key, const std::string& hex);
   // Rewrites the cache atomically (not synced: Durability::cache) when
-  // something changed; past 100,000
-  // entries, only those this run used are kept.
+  // something changed; past 100,000 entries, only those this run used are
+  // kept.
   void save(std::vector<std::string>& warnings) const;
 
 private:
