@@ -19,8 +19,10 @@ char escaped_at(std::string_view value, std::size_t i) {
   return c == '%' || c == '\t' || c == '\r' || c == '\n' ? c : 0;
 }
 
+} // namespace
+
 // Checked for every value as the cache loads: no copy is made.
-bool valid_text(std::string_view value) {
+bool valid_cache_text(std::string_view value) {
   for (std::size_t i = 0; i < value.size(); ++i) {
     if (value[i] == '\t' || value[i] == '\r' || value[i] == '\n') return false;
     if (value[i] == '%') {
@@ -31,9 +33,11 @@ bool valid_text(std::string_view value) {
   return true;
 }
 
+namespace {
+
 // The RECORD lines kept are those of shared libraries (sys/env_scan.cpp): a
 // change of that rule, or of what is kept, needs a new format line.
-const CacheFormat dist_info_format{"dist-info cache", "condacuda dist-info cache 1", valid_text};
+const CacheFormat dist_info_format{"dist-info cache", "condacuda dist-info cache 1", valid_cache_text};
 } // namespace
 
 std::string encode_cache_text(std::string_view text) {
@@ -52,7 +56,7 @@ std::string encode_cache_text(std::string_view text) {
 }
 
 std::optional<std::string> decode_cache_text(std::string_view value) {
-  if (!valid_text(value)) return std::nullopt;
+  if (!valid_cache_text(value)) return std::nullopt;
   std::string out;
   out.reserve(value.size());
   for (std::size_t i = 0; i < value.size(); ++i) {

@@ -38,6 +38,8 @@ private:
 // as %25, %09, %0D and %0A. decode_cache_text is nullopt for a value no
 // encoding gives.
 std::string encode_cache_text(std::string_view text);
+// Whether `value` is text encode_cache_text writes (checked in place).
+bool valid_cache_text(std::string_view value);
 std::optional<std::string> decode_cache_text(std::string_view value);
 
 } // namespace condacuda::sys

@@ -10,8 +10,7 @@ namespace {
 // fields zero: the stamps are in the digest. What a value means, and what
 // its key is made of, belong to the code that writes it: a change of either
 // needs a new format line here.
-bool valid_value(std::string_view value) { return decode_cache_text(value).has_value(); }
-const CacheFormat result_cache_format{"result cache", "condacuda result cache 1", valid_value};
+const CacheFormat result_cache_format{"result cache", "condacuda result cache 1", valid_cache_text};
 
 } // namespace
 
