@@ -10,6 +10,17 @@
 
 namespace condacuda::loader {
 
+namespace {
+// The version a reference asks for: its versym entry's, when the object has
+// a versym table and the entry names a version (hash 0: none, the
+// unversioned indices 0 and 1).
+const VersionRef* version_of_reference(const elf::ElfObject& elf, const std::vector<VersionRef>& versions,
+                                       const elf::Symbol& sym) {
+  if (elf.has_versym() && sym.version < versions.size() && versions[sym.version].hash != 0) return &versions[sym.version];
+  return nullptr;
+}
+} // namespace
+
 const std::vector<VersionRef>& Simulator::versions_of(const elf::ElfObject& elf) {
   auto it = versions_.find(&elf);
   if (it != versions_.end()) return it->second;
@@ -104,9 +115,7 @@ const std::vector<Simulator::StableMiss>& Simulator::stable_misses(const Process
     auto sym = obj.elf->symbol(index);
     if (!sym || sym->bind == elf::stb_weak) continue; // weak references never fail (E7)
     if (sym->visibility == elf::stv_hidden || sym->visibility == elf::stv_internal) continue;
-    const VersionRef* version = nullptr;
-    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
-      version = &versions[sym->version];
+    const VersionRef* version = version_of_reference(*obj.elf, versions, *sym);
     Lookup found = lookup(p, referrer, *sym, version, 0, obj.stable_scopes);
     if (found.assertion) misses.push_back({index, true});
     else if (found.object < 0) misses.push_back({index, false});
@@ -121,9 +130,7 @@ Simulator::BoundSymbol Simulator::resolve(const Process& process, int referrer, 
   for (std::uint32_t index : obj.elf->undefined_symbols()) {
     auto sym = obj.elf->symbol(index);
     if (!sym || sym->name != name) continue;
-    const VersionRef* version = nullptr;
-    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
-      version = &versions[sym->version];
+    const VersionRef* version = version_of_reference(*obj.elf, versions, *sym);
     Lookup found = lookup(process, referrer, *sym, version);
     if (found.object < 0 || found.assertion) return {};
     const auto& defs = versions_of(*process.objects[static_cast<std::size_t>(found.object)].elf);
@@ -203,6 +210,14 @@ LoadError unbound_error(const Process& p, int object, const UnboundReference& u,
   }
   return e;
 }
+
+// A reference that did not bind, as ld.so meets it: one only PLT slots use
+// is reported but the load succeeds (it fails when first called); any other
+// fails the load.
+void report_unbound(LoadReport& report, LoadError e) {
+  if (e.lazy_only) report.errors.push_back(std::move(e));
+  else report.fail(std::move(e));
+}
 } // namespace
 
 std::vector<UnboundReference> Simulator::unbound_references(const Process& p, int object, std::uint64_t global) {
@@ -212,9 +227,7 @@ std::vector<UnboundReference> Simulator::unbound_references(const Process& p, in
   // What the root-independent scopes left unbound is looked up in the rest.
   for (const StableMiss& miss : stable_misses(p, object, global)) {
     auto sym = obj.elf->symbol(miss.index);
-    const VersionRef* version = nullptr;
-    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
-      version = &versions[sym->version];
+    const VersionRef* version = version_of_reference(*obj.elf, versions, *sym);
     if (miss.assertion) {
       out.push_back({miss.index, *sym, version, true, false});
       continue;
@@ -228,14 +241,6 @@ std::vector<UnboundReference> Simulator::unbound_references(const Process& p, in
 // ---------------------------------------------------------------- binding's outcome kept across runs
 
 namespace {
-void put_stamp(std::string& out, const FileStamp& s) {
-  util::put_raw(out, s.dev);
-  util::put_raw(out, s.ino);
-  util::put_raw(out, s.size);
-  util::put_raw(out, s.mtime_ns);
-  util::put_raw(out, s.ctime_ns);
-}
-
 // One reference that did not bind, as kept: its object's position in the
 // binding order, its symbol index, whether it is check_match's assertion,
 // whether only PLT slots use it.
@@ -300,23 +305,17 @@ bool Simulator::replay_bindings(const Process& p, const std::vector<int>& order,
     auto sym = obj.elf->symbol(static_cast<std::uint32_t>(index));
     if (!sym || sym->defined()) return false;
     const auto& versions = versions_of(*obj.elf);
-    const VersionRef* version = nullptr;
-    if (obj.elf->has_versym() && sym->version < versions.size() && versions[sym->version].hash != 0)
-      version = &versions[sym->version];
+    const VersionRef* version = version_of_reference(*obj.elf, versions, *sym);
     met.push_back({object, UnboundReference{static_cast<std::uint32_t>(index), *sym, version, assertion == 1, lazy_only == 1}});
   }
-  for (const auto& [object, u] : met) {
-    LoadError e = unbound_error(p, object, u, config_.glibc_minor);
-    if (e.lazy_only) report.errors.push_back(std::move(e));
-    else report.fail(std::move(e));
-  }
+  for (const auto& [object, u] : met) report_unbound(report, unbound_error(p, object, u, config_.glibc_minor));
   return true;
 }
 
 void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Binding binding, LoadReport& report) {
   // A repeated run binds nothing again: the outcome is kept under the files'
-  // stamps and the scopes, and replayed (a third of its time went to looking
-  // up the symbols of the CUDA 13 env's 31 roots).
+  // stamps and the scopes, and replayed (an eighth of its time went to
+  // looking up the symbols of the CUDA 13 env's 31 roots).
   ResultMemo* memo = files_.result_memo();
   const std::string inputs = memo ? binding_inputs(p, order, binding) : std::string();
   if (!inputs.empty())
@@ -332,9 +331,7 @@ void Simulator::bind_symbols(const Process& p, const std::vector<int>& order, Bi
     bool immediate = binding == Binding::now || config_.bind_now || obj.elf->dynamic().bind_now;
     for (const UnboundReference& u : in_relocation_order(*obj.elf, std::move(unbound), immediate)) {
       keep(kept, position, u);
-      LoadError e = unbound_error(p, l, u, config_.glibc_minor);
-      if (e.lazy_only) report.errors.push_back(std::move(e)); // reported, but the load succeeds
-      else report.fail(std::move(e));
+      report_unbound(report, unbound_error(p, l, u, config_.glibc_minor));
     }
   }
   if (!inputs.empty()) memo->remember(inputs, kept);

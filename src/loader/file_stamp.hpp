@@ -1,5 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <string>
+
+#include "util/memo_text.hpp"
 
 namespace condacuda::loader {
 
@@ -15,5 +18,14 @@ struct FileStamp {
   bool known() const { return mtime_ns != 0 || ctime_ns != 0 || ino != 0; }
   bool operator==(const FileStamp&) const = default;
 };
+
+// A stamp as key material for a ResultMemo (util/memo_text.hpp).
+inline void put_stamp(std::string& out, const FileStamp& s) {
+  util::put_raw(out, s.dev);
+  util::put_raw(out, s.ino);
+  util::put_raw(out, s.size);
+  util::put_raw(out, s.mtime_ns);
+  util::put_raw(out, s.ctime_ns);
+}
 
 } // namespace condacuda::loader

@@ -35,13 +35,6 @@ struct Symbols {
   std::vector<loader::VersionRef> versions;
 };
 
-void put_stamp(std::string& out, const loader::FileStamp& s) {
-  util::put_raw(out, s.dev);
-  util::put_raw(out, s.ino);
-  util::put_raw(out, s.size);
-  util::put_raw(out, s.mtime_ns);
-  util::put_raw(out, s.ctime_ns);
-}
 
 bool defines(const Symbols& p, std::string_view name, const loader::VersionRef& wanted) {
   return loader::defines_versioned(*p.elf, p.versions, name, wanted);
@@ -126,7 +119,7 @@ private:
   std::string rule_inputs(const Library& consumer, const Symbols& c, std::vector<const Library*>& candidates) {
     if (!c.stamp.known()) return {};
     std::string inputs = "symbol rule 1";
-    put_stamp(inputs, c.stamp);
+    loader::put_stamp(inputs, c.stamp);
     std::vector<std::string_view> files;
     for (const auto& need : c.versions)
       if (!need.filename.empty() && std::find(files.begin(), files.end(), need.filename) == files.end())
@@ -138,7 +131,7 @@ private:
         const auto& opened = in_.files->open_verify(in_.inventory->prefix + "/" + provider.file);
         if (!opened.elf || !opened.elf->has_symbols() || !opened.stamp.known()) return {};
         util::put_raw_text(inputs, provider.file);
-        put_stamp(inputs, opened.stamp);
+        loader::put_stamp(inputs, opened.stamp);
         candidates.push_back(&provider);
       }
       util::put_raw(inputs, '\n');

@@ -11,7 +11,6 @@
 #include "sys/machine.hpp"
 #include "sys/mapped_file.hpp"
 #include "sys/posix.hpp"
-#include "util/memo_text.hpp"
 
 namespace condacuda::sys {
 
@@ -74,7 +73,7 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
         if (p.header.verdict == elf::HeaderVerdict::ok) {
           // What the symbol tables said of this very file before (its stamp
           // unchanged): their far pages are not read again.
-          const std::string facts_key = replaced ? std::string() : symbol_facts_key(key_of(st));
+          const std::string facts_key = replaced ? std::string() : symbol_facts_key(stamp_of(st));
           const std::optional<std::string> facts = facts_key.empty() ? std::nullopt : result_memo_->find(facts_key);
           const std::string_view kept = facts ? std::string_view(*facts) : std::string_view();
           auto parsed = adopted != adopted_.end() ? elf::ElfObject::with_symbols(*adopted->second, kept)
@@ -90,7 +89,7 @@ const loader::OpenedFile& DiskFileView::open_verify(const std::string& absolute_
     const FileKey key = key_of(st);
     keys_.emplace(absolute_path, key);
     if (p.elf && !p.load && load_checks_) p.load = load_checks_->find(absolute_path, key);
-    if (has_settled(key)) p.stamp = {key.dev, key.ino, key.size, key.mtime_ns, key.ctime_ns};
+    p.stamp = stamp_of(st);
   }
   const loader::OpenedFile& stored = cache_.emplace(absolute_path, std::move(p)).first->second;
   if (stored.elf) by_inode_.emplace(std::pair{stored.dev, stored.ino}, &stored);
@@ -112,21 +111,24 @@ std::optional<elf::FileBytes> DiskFileView::patched_bytes(const std::string& abs
   for (const auto& patch : patches) std::memcpy(static_cast<char*>(p) + patch.offset, patch.bytes.data(), patch.bytes.size());
   ::mprotect(p, size, PROT_READ);
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
-  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size), file.elf->bytes().source};
+  return elf::FileBytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size), file.elf->bytes().source,
+                        nullptr, {}}; // no head: the patched map is read
 }
 
 void DiskFileView::adopt(const std::string& absolute_path, std::shared_ptr<const elf::ElfObject> parsed) {
   if (parsed) adopted_.emplace(absolute_path, std::move(parsed));
 }
 
-std::string DiskFileView::symbol_facts_key(const FileKey& key) const {
-  if (!result_memo_ || !has_settled(key)) return {};
+loader::FileStamp stamp_of(const struct stat& st) {
+  const FileKey key = key_of(st);
+  if (!has_settled(key)) return {};
+  return {key.dev, key.ino, key.size, key.mtime_ns, key.ctime_ns};
+}
+
+std::string DiskFileView::symbol_facts_key(const loader::FileStamp& stamp) const {
+  if (!result_memo_ || !stamp.known()) return {};
   std::string inputs = "symbol facts 1";
-  util::put_raw(inputs, key.dev);
-  util::put_raw(inputs, key.ino);
-  util::put_raw(inputs, key.size);
-  util::put_raw(inputs, key.mtime_ns);
-  util::put_raw(inputs, key.ctime_ns);
+  loader::put_stamp(inputs, stamp);
   return inputs;
 }
 

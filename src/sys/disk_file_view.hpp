@@ -51,7 +51,7 @@ private:
   // The memo key of what parsing a file's symbol tables found (elf::
   // ElfObject::symbol_facts), "" when there is no memo or the file changed
   // within the last second.
-  std::string symbol_facts_key(const FileKey& key) const;
+  std::string symbol_facts_key(const loader::FileStamp& stamp) const;
 
   std::uint16_t machine_;
   std::unordered_map<std::string, loader::OpenedFile> cache_; // node-based: the pointers below stay valid
@@ -66,6 +66,10 @@ private:
   LoadCheckSource* load_checks_ = nullptr;
   loader::ResultMemo* result_memo_ = nullptr;
 };
+
+// A regular file's stamp as stat gave it; none when it changed within the
+// last second (has_settled).
+loader::FileStamp stamp_of(const struct stat& st);
 
 // The process-wide view: the files a command maps stay mapped until the
 // process exits (unmapping them one by one costs a TLB shootdown each; the

@@ -76,7 +76,8 @@ Result<OpenMap> map_file_open(const std::string& path, int* errno_out) {
   }
   std::shared_ptr<const void> owner(p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
   elf::FileBytes bytes{owner, std::span<const std::byte>(static_cast<const std::byte*>(p), size),
-                       elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}};
+                       elf::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)},
+                       nullptr, {}};
   // The first page read with pread as well (elf::FileBytes::head): every
   // reader of the header reads the copy; a short read leaves the map alone.
   const std::size_t head_size = std::min<std::size_t>(size, head_bytes);

@@ -50,9 +50,8 @@ std::string temporary_name(const std::string& name);
 
 // Whether a write waits for the disk (fsync) before its rename: what must
 // survive a power cut does (the manifest, the hooks, a pinned library); a
-// cache need not: one lost or cut short is ignored and rewritten, and the
-// fsync was a twentieth of a first doctor run on the 2-core VM (four caches,
-// 0.5 to 0.8 ms each).
+// cache need not: one lost or cut short is ignored and rewritten, and a
+// first doctor run writes four (on the 2-core VM an fsync took 0.5 to 0.8 ms).
 enum class Durability { synced, cache };
 
 // A new empty file beside `name` in the open folder `dir`, named
