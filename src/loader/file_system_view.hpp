@@ -67,6 +67,14 @@ public:
   // Where results keyed by file stamps are kept between runs; none by
   // default (and with --no-cache).
   virtual ResultMemo* result_memo() { return nullptr; }
+  // The load check of `file` when the view has it computed elsewhere (the
+  // system layer runs them on other threads while the model simulates:
+  // waited for when under way, computed on the caller's thread when not yet
+  // begun); nullopt: the caller computes it. Default: none.
+  virtual std::optional<elf::LoadCheck> prepared_load_check(const OpenedFile& file) {
+    (void)file;
+    return std::nullopt;
+  }
   // The bytes of `file` (what open_verify gave for `absolute_path`) with
   // `patches` written over them: a library as it will be once pinned.
   // nullopt when a patch is out of range, or the file on disk is no longer

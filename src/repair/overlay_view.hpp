@@ -69,6 +69,10 @@ public:
   bool directory_exists(const std::string& absolute_path) override { return base_.directory_exists(absolute_path); }
   // Results keyed by stamps hold here too: a patched file has none.
   loader::ResultMemo* result_memo() override { return base_.result_memo(); }
+  // Checks prepared for the base's files (a patched file's bytes are its own: none).
+  std::optional<elf::LoadCheck> prepared_load_check(const loader::OpenedFile& file) override {
+    return base_.prepared_load_check(file);
+  }
   std::string real_path(const std::string& absolute_path) override {
     auto it = links_.find(normal(absolute_path));
     return base_.real_path(it != links_.end() ? it->second : absolute_path);

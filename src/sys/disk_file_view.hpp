@@ -15,6 +15,12 @@ class LoadCheckSource {
 public:
   virtual ~LoadCheckSource() = default;
   virtual std::optional<elf::LoadCheck> find(const std::string& path, const FileKey& key) = 0;
+  // The check of `object` computed apart from the view (on another thread);
+  // nullopt when the source has none.
+  virtual std::optional<elf::LoadCheck> prepared(const elf::ElfObject& object) {
+    (void)object;
+    return std::nullopt;
+  }
 };
 
 class DiskFileView final : public loader::FileSystemView {
@@ -39,11 +45,19 @@ public:
   // The memo must outlive its use.
   void use_result_memo(loader::ResultMemo* memo) { result_memo_ = memo; }
   loader::ResultMemo* result_memo() override { return result_memo_; }
-  // Every regular file opened whose load check is known, with its key.
-  template <class F> void each_load_check(F&& f) const {
+  std::optional<elf::LoadCheck> prepared_load_check(const loader::OpenedFile& file) override {
+    return load_checks_ && file.elf ? load_checks_->prepared(*file.elf) : std::nullopt;
+  }
+  // Every regular file opened whose load check is known, with its key: the
+  // check the view holds, or else the one `elsewhere` prepared (a file no
+  // simulation mapped).
+  template <class F> void each_load_check(F&& f, LoadCheckSource* elsewhere = nullptr) const {
     for (const auto& [path, key] : keys_) {
       auto it = cache_.find(path);
-      if (it != cache_.end() && it->second.load) f(path, key, *it->second.load);
+      if (it == cache_.end()) continue;
+      std::optional<elf::LoadCheck> check = it->second.load;
+      if (!check && elsewhere && it->second.elf) check = elsewhere->prepared(*it->second.elf);
+      if (check) f(path, key, *check);
     }
   }
 

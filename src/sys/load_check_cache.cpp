@@ -83,12 +83,6 @@ unsigned usable_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-struct Work {
-  const std::string* path;
-  const loader::OpenedFile* file;
-  std::size_t size;
-};
-
 } // namespace
 
 LoadCheckCache::LoadCheckCache(std::string path, const loader::LoaderConfig& config)
@@ -107,40 +101,77 @@ std::optional<elf::LoadCheck> LoadCheckCache::find(const std::string& path, cons
 }
 
 void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>& paths) {
-  std::vector<Work> work;
+  join(); // a second call: the first one's threads are done before the list changes
   for (const auto& path : paths) {
     const loader::OpenedFile& opened = files.open_verify(path); // a cached check is filled here
-    if (opened.elf && !opened.load) work.push_back({&path, &opened, opened.elf->bytes().data.size()});
+    if (!opened.elf || opened.load || task_of_.count(opened.elf.get())) continue;
+    auto task = std::make_unique<Task>();
+    task->path = path;
+    task->object = opened.elf;
+    task_of_.emplace(opened.elf.get(), task.get());
+    tasks_.push_back(std::move(task));
   }
-  std::sort(work.begin(), work.end(), [](const Work& a, const Work& b) { return a.size > b.size; });
-  // Each thread writes the `load` of the files it takes, nothing else; the
-  // view's tables are not touched until every thread has finished.
-  std::atomic<std::size_t> next{0};
-  auto run = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < work.size();) {
-      const loader::OpenedFile& f = *work[i].file;
-      // The relocation tables read with pread(2) from the file itself, not
-      // through its map (elf/table_source.hpp).
-      const ReopenedCopies tables(*work[i].path, f.elf->bytes());
-      f.load = elf::check_load(f.elf->bytes().data, config_.machine, config_.page_size, config_.commit_limit,
-                               config_.glibc_minor, &tables);
-    }
+  std::stable_sort(tasks_.begin(), tasks_.end(), [](const auto& a, const auto& b) {
+    return a->object->bytes().data.size() > b->object->bytes().data.size();
+  });
+  // This thread is the last CPU's: it goes on, and takes the checks the
+  // simulation reaches before the other threads do.
+  const unsigned threads = std::min<unsigned>({usable_cpus() - 1, max_threads, static_cast<unsigned>(tasks_.size())});
+  // Each thread takes the next waiting task and writes its result, nothing
+  // else: the view is not touched.
+  auto run = [this] {
+    for (const auto& task : tasks_) run_if_waiting(*task);
   };
-  unsigned threads = std::min<unsigned>({usable_cpus(), max_threads, static_cast<unsigned>(work.size())});
-  std::vector<std::thread> pool;
   try {
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run);
+    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back(run);
   } catch (const std::system_error&) {
-    // No more threads to be had: the ones started and this one do the rest.
+    // No more threads to be had: those started and this one do the rest.
   }
-  run();
-  for (auto& t : pool) t.join();
 }
 
+bool LoadCheckCache::run_if_waiting(Task& task) const {
+  int expected = Task::waiting;
+  if (!task.state.compare_exchange_strong(expected, Task::taken, std::memory_order_acq_rel)) return false;
+  // The relocation tables read with pread(2) from the file itself, not
+  // through its map (elf/table_source.hpp).
+  const elf::FileBytes& bytes = task.object->bytes();
+  try {
+    const ReopenedCopies tables(task.path, bytes);
+    task.result = elf::check_load(bytes.data, config_.machine, config_.page_size, config_.commit_limit,
+                                  config_.glibc_minor, &tables);
+  } catch (...) {
+    // Out of memory, as a rule: done without a result, which whoever asks
+    // computes in place (and meets the same failure where it can report it).
+    task.result.reset();
+  }
+  task.state.store(Task::done, std::memory_order_release);
+  task.state.notify_all();
+  return true;
+}
+
+std::optional<elf::LoadCheck> LoadCheckCache::prepared(const elf::ElfObject& object) {
+  auto it = task_of_.find(&object);
+  if (it == task_of_.end()) return std::nullopt;
+  Task& task = *it->second;
+  if (!run_if_waiting(task))
+    for (int s; (s = task.state.load(std::memory_order_acquire)) != Task::done;) task.state.wait(s, std::memory_order_acquire);
+  return task.result;
+}
+
+void LoadCheckCache::join() {
+  for (auto& t : workers_) t.join();
+  workers_.clear();
+}
+
+LoadCheckCache::~LoadCheckCache() { join(); }
+
 void LoadCheckCache::save(const DiskFileView& files, std::vector<std::string>& warnings) {
-  files.each_load_check([&](const std::string& path, const FileKey& key, const elf::LoadCheck& check) {
-    if (has_settled(key)) cache_.store(path, key, serialize(params_, check));
-  });
+  join();
+  files.each_load_check(
+      [&](const std::string& path, const FileKey& key, const elf::LoadCheck& check) {
+        if (has_settled(key)) cache_.store(path, key, serialize(params_, check));
+      },
+      this);
   cache_.save(warnings);
 }
 

@@ -8,8 +8,12 @@
 // page size, commit limit and machine, which each entry records too (other
 // values are a miss). A damaged cache file, or one another user owns or others
 // can write, is ignored: a miss, never a verdict.
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "elf/load_checks.hpp"
@@ -31,20 +35,47 @@ public:
   // The recorded check of `path` when the file is unchanged (DiskFileView asks).
   std::optional<elf::LoadCheck> find(const std::string& path, const FileKey& key) override;
 
-  // Fills the load check of every path in `paths` that opens as an ELF
-  // object, in `files`: from the cache when the file is unchanged, else
-  // computed, the files spread over the CPUs this process may use, the
-  // largest first.
+  // Opens every path in `paths` in `files` and starts checking, on other
+  // threads, each ELF object the cache has no check for: the largest first,
+  // on all but one of the CPUs this process may use, while this thread goes
+  // on (simulating: each check is taken with prepared() when the model maps
+  // the file). Returns at once.
   void prepare(DiskFileView& files, const std::vector<std::string>& paths);
 
-  // Records every check `files` holds (those the simulations computed, for
-  // the system's libraries, included), then rewrites the cache file.
+  // The check of `object` when prepare() took it: waited for when another
+  // thread is at it, computed here when none has begun it. nullopt: not
+  // one of the prepared files.
+  std::optional<elf::LoadCheck> prepared(const elf::ElfObject& object) override;
+
+  // Waits for the checks under way, then records every check `files` holds
+  // or prepare() computed (those the simulations computed, for the system's
+  // libraries, included) and rewrites the cache file.
   void save(const DiskFileView& files, std::vector<std::string>& warnings);
 
+  ~LoadCheckCache() override;
+  LoadCheckCache(const LoadCheckCache&) = delete;
+  LoadCheckCache& operator=(const LoadCheckCache&) = delete;
+
 private:
+  // One file to check: taken by exactly one thread (its state goes from
+  // waiting to taken), whose result others read once it is done.
+  struct Task {
+    enum State : int { waiting, taken, done };
+    std::string path;
+    std::shared_ptr<const elf::ElfObject> object; // keeps the bytes mapped while a thread reads them
+    std::atomic<int> state{waiting};
+    std::optional<elf::LoadCheck> result;
+  };
+  // Checks `task` when no thread has taken it yet; false when one has.
+  bool run_if_waiting(Task& task) const;
+  void join();
+
   HashCache cache_;
   loader::LoaderConfig config_;
   std::string params_;
+  std::vector<std::unique_ptr<Task>> tasks_;                       // the largest file first
+  std::unordered_map<const elf::ElfObject*, Task*> task_of_;       // fixed before the threads start
+  std::vector<std::thread> workers_;
 };
 
 } // namespace condacuda::sys
