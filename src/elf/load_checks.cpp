@@ -401,9 +401,17 @@ private:
     return image_.string_at(*strtab_ + offset);
   }
 
+  // Whether the name at `offset` is `name`: compared in place where the
+  // file's bytes hold it (no copy), else as the image reads it.
+  bool name_is(std::uint64_t offset, std::string_view name) const {
+    if (!strtab_) return false;
+    if (auto text = image_.string_in_file(*strtab_ + offset)) return *text == name;
+    return name_at(offset) == name;
+  }
+
   // Whether do_lookup_x finds `name` among this object's own definitions
   // (bloom filter, bucket, chain; check_match's value and name tests).
-  bool finds_own(const std::string& name) const {
+  bool finds_own(std::string_view name) const {
     auto matches = [&](std::uint64_t index) {
       std::uint64_t s = dyn_.get(dt_symtab) + 24 * index;
       auto off = image_.read(s, 4), info = image_.read(s + 4, 1), shndx = image_.read(s + 6, 2),
@@ -414,7 +422,7 @@ private:
       auto type = static_cast<std::uint8_t>(*info & 0xf), bind = static_cast<std::uint8_t>(*info >> 4);
       if (!lookup_takes(type)) return false;
       if (bind != stb_global && bind != stb_weak && bind != stb_gnu_unique) return false;
-      return name_at(*off) == name;
+      return name_is(*off, name);
     };
     if (gnu_) {
       if (gnu_->nbuckets == 0) return false;
@@ -441,7 +449,26 @@ private:
     return false;
   }
 
-  bool string_at(std::uint64_t offset) const { return strtab_ && image_.string_readable(*strtab_ + offset); }
+  bool string_at(std::uint64_t offset) const {
+    if (!strtab_) return false;
+    return offset < readable_strings() || image_.string_readable(*strtab_ + offset);
+  }
+
+  // How much of the string table every name read from it lies in: DT_STRSZ
+  // when the whole table is file bytes the image maps readable and its last
+  // byte is a NUL (a name starting in it ends in it), else 0. Checked once
+  // per table, not once per name: an object's relocations and hash chains
+  // read its names by the thousand.
+  std::uint64_t readable_strings() const {
+    if (!strings_checked_) {
+      strings_checked_ = true;
+      if (strtab_ && dyn_.has(dt_strsz) && dyn_.get(dt_strsz) > 0)
+        if (auto table = image_.file_span(*strtab_, dyn_.get(dt_strsz)); table && table->back() == std::byte{0})
+          readable_strings_ = table->size();
+    }
+    return readable_strings_;
+  }
+
 
   // _dl_map_object_deps (elf/dl-deps.c) reads every DT_NEEDED name, and
   // matching names reads DT_SONAME; a search reads DT_RUNPATH/DT_RPATH.
@@ -500,8 +527,12 @@ private:
   bool known_type(std::uint32_t type) const {
     if (machine_ != em_x86_64) return true;
     // elf_machine_rela (sysdeps/x86_64/dl-machine.h): the types it handles.
-    static const std::set<std::uint32_t> known{0, 1, 2, 5, 6, 7, 8, 10, 16, 17, 18, 32, 33, 36, 37, 38};
-    return known.count(type) != 0;
+    constexpr std::uint64_t known = [] {
+      std::uint64_t bits = 0;
+      for (unsigned t : {0, 1, 2, 5, 6, 7, 8, 10, 16, 17, 18, 32, 33, 36, 37, 38}) bits |= std::uint64_t{1} << t;
+      return bits;
+    }();
+    return type < 64 && ((known >> type) & 1) != 0;
   }
 
   // Keeps what relocation writes into the slots of DT_INIT_ARRAY and
@@ -509,9 +540,33 @@ private:
   void note_slot(std::uint64_t slot, std::optional<std::uint64_t> value) {
     for (const auto& [start, end] : slot_ranges_)
       if (slot >= start && slot < end) {
-        relocated_[slot] = value;
+        keep_write(slot, value);
         return;
       }
+  }
+  // Out of line: the test above runs for every relative relocation that lands
+  // between the arrays and the PLT's slots (a library's .data.rel.ro and .got),
+  // and stays small enough to inline into that loop.
+  [[gnu::noinline]] void keep_write(std::uint64_t slot, std::optional<std::uint64_t> value) {
+    writes_.push_back({slot, value});
+  }
+
+  // The writes noted in the order relocation made them, as a table by slot
+  // where the last write to a slot is what it holds. Once, after the last
+  // relocation: a library's thousands of PLT slots cost no node each.
+  void settle_slots() {
+    std::stable_sort(writes_.begin(), writes_.end(), [](const SlotWrite& a, const SlotWrite& b) { return a.slot < b.slot; });
+    std::size_t kept = 0; // the last write of each slot, moved down in place
+    for (std::size_t i = 0; i < writes_.size(); ++i)
+      if (i + 1 == writes_.size() || writes_[i + 1].slot != writes_[i].slot) writes_[kept++] = writes_[i];
+    writes_.resize(kept);
+  }
+
+  // What relocation left in `slot`: nullptr when no relocation wrote it.
+  const std::optional<std::uint64_t>* relocated(std::uint64_t slot) const {
+    auto it = std::lower_bound(writes_.begin(), writes_.end(), slot,
+                               [](const SlotWrite& w, std::uint64_t s) { return w.slot < s; });
+    return it != writes_.end() && it->slot == slot ? &it->value : nullptr;
   }
 
   LoadCheck write_at(std::uint64_t addr, const char* what) {
@@ -574,8 +629,10 @@ private:
       // A definition of its own is looked up like any other: the object's
       // hash table must lead to it (a damaged one hides it).
       if (symbol->shndx != shn_undef && !own_found_.count(sym)) {
-        auto text = name_at(symbol->name);
-        if (!finds_own(*text)) return refuse("undefined symbol: " + *text);
+        const auto in_file = image_.string_in_file(*strtab_ + symbol->name);
+        const std::string text = in_file ? std::string() : name_at(symbol->name).value_or("");
+        const std::string_view name = in_file ? *in_file : std::string_view(text);
+        if (!finds_own(name)) return refuse("undefined symbol: " + std::string(name));
         own_found_.insert(sym);
       }
     }
@@ -629,6 +686,10 @@ private:
   // Entries first .. first + n of the table at `start`, their bytes at `entries`.
   LoadCheck relocate_piece(std::uint64_t start, std::uint64_t first, std::uint64_t n, std::uint64_t relative,
                            const std::byte* entries) {
+    // The writable run known, in locals (write_at moves it): nothing else in
+    // the loop changes it.
+    std::uint64_t low = writable_.first, high = writable_.second;
+    const std::uint64_t slots_low = slots_low_, slots_high = slots_high_;
     for (std::uint64_t k = 0; k < n; ++k) {
       const std::uint64_t i = first + k;
       const std::byte* e = entries + 24 * k;
@@ -641,12 +702,14 @@ private:
           if (auto c = relocate(start + 24 * i, true, e); !c.ok()) return c;
           continue;
         }
-        if (v[0] >= slots_low_ && v[0] < slots_high_) note_slot(v[0], v[2]);
-        if (v[0] >= writable_.first && v[0] + 8 <= writable_.second && v[0] + 8 > v[0]) continue;
+        if (v[0] >= slots_low && v[0] < slots_high) note_slot(v[0], v[2]);
+        if (v[0] >= low && v[0] + 8 <= high && v[0] + 8 > v[0]) continue;
         if (auto c = write_at(v[0], "a relative relocation"); !c.ok()) return c;
+        low = writable_.first, high = writable_.second;
         continue;
       }
       if (auto c = relocate(start + 24 * i, false, e); !c.ok()) return c;
+      low = writable_.first, high = writable_.second;
     }
     return {};
   }
@@ -692,10 +755,13 @@ private:
       if (auto size = section_size(".got.plt"); size && *size > 24 && *size < 8 * max_steps)
         plt_slots_ = std::make_pair(*at + 24, *at + *size);
     if (plt_slots_) slot_ranges_.push_back(*plt_slots_);
+    std::uint64_t slots = 0;
     for (const auto& [low, high] : slot_ranges_) {
       slots_low_ = std::min(slots_low_, low);
       slots_high_ = std::max(slots_high_, high);
+      slots += (high - low) / 8;
     }
+    writes_.reserve(std::min<std::uint64_t>(slots, 1u << 16)); // a slot is written once, as a rule
     if (!dyn_.has(dt_symtab)) return crash("relocation reads DT_SYMTAB, which is missing (a null pointer read)");
     if (auto c = relr(); !c.ok()) return c;
     struct Range {
@@ -725,9 +791,10 @@ private:
     }
     for (const Range& r : ranges)
       if (auto c = relocate_range(r.start, r.size, r.relative); !c.ok()) return c;
+    settle_slots();
     if (plt_slots_)
       for (std::uint64_t slot = plt_slots_->first; slot + 8 <= plt_slots_->second; slot += 8)
-        if (!relocated_.count(slot))
+        if (!relocated(slot))
           return crash("a PLT slot no relocation sets: a call through it jumps to a link-time address");
     return {};
   }
@@ -756,10 +823,10 @@ private:
       if (i > max_steps) return crash(what + "'s size is larger than the mapped image");
       std::uint64_t slot = dyn_.get(array_tag) + 8 * i;
       if (!image_.read(slot, 8)) return crash(what + " lies outside the mapped image");
-      auto r = relocated_.find(slot);
+      const std::optional<std::uint64_t>* r = relocated(slot);
       // Not relocated: the stored value is called as an absolute address.
-      if (r == relocated_.end()) return crash("an entry of " + what + " that no relocation sets is called as it is");
-      if (r->second && !image_.executable(*r->second)) return crash("an entry of " + what + " is not code of the object");
+      if (!r) return crash("an entry of " + what + " that no relocation sets is called as it is");
+      if (*r && !image_.executable(**r)) return crash("an entry of " + what + " is not code of the object");
     }
     return {};
   }
@@ -823,7 +890,11 @@ private:
   Dynamic dyn_;
   bool textrel_ = false;
   std::uint64_t versions_ = 0; // l_nversions
-  std::map<std::uint64_t, std::optional<std::uint64_t>> relocated_; // slot -> value relocation wrote (vaddr), if known
+  struct SlotWrite {
+    std::uint64_t slot;
+    std::optional<std::uint64_t> value; // the value relocation wrote (a vaddr), if known
+  };
+  std::vector<SlotWrite> writes_; // to the slots of slot_ranges_; by slot once settle_slots() ran
   struct GnuTable {
     std::uint64_t nbuckets, symbias, nwords, shift, bitmask, buckets, chain_zero;
   };
@@ -837,6 +908,8 @@ private:
   std::uint64_t slots_low_ = UINT64_MAX, slots_high_ = 0; // their hull
   std::optional<std::uint64_t> versym_;
   std::optional<std::uint64_t> symtab_, strtab_; // DT_SYMTAB, DT_STRTAB once the dynamic section is read
+  mutable bool strings_checked_ = false;
+  mutable std::uint64_t readable_strings_ = 0; // see readable_strings()
   std::optional<std::pair<std::uint64_t, std::uint64_t>> plt_slots_;
   std::pair<std::uint64_t, std::uint64_t> writable_{0, 0}; // a page known writable // symbols whose own definition the table leads to
 };

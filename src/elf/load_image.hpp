@@ -57,6 +57,9 @@ public:
   bool past_end_of_file(std::uint64_t addr, std::uint64_t n) const;
   // The NUL-terminated string at addr, when it can be read whole.
   std::optional<std::string> string_at(std::uint64_t addr) const;
+  // The string at addr read in place, when the file's bytes hold it whole
+  // (not zeroed, NUL inside the region); else nullopt (string_at still may).
+  std::optional<std::string_view> string_in_file(std::uint64_t addr) const;
   bool string_readable(std::uint64_t addr) const;
 
   bool mapped(std::uint64_t addr) const { return at(addr) != nullptr; }
@@ -80,7 +83,6 @@ private:
 
   const Region* at(std::uint64_t a) const;
   const Region* top_at(std::uint64_t a) const;
-  std::optional<std::string_view> string_in_file(std::uint64_t addr) const;
   Fault touch_byte(std::uint64_t a, bool write) const;
   std::uint8_t byte(std::uint64_t a) const;
   bool zeroed(std::uint64_t a) const;
