@@ -75,7 +75,7 @@ struct ElfObject::CopiedPiece {
 
 FileBytes bytes_from_vector(std::vector<std::byte> v) {
   auto owner = std::make_shared<std::vector<std::byte>>(std::move(v));
-  return FileBytes{owner, std::span<const std::byte>(owner->data(), owner->size())};
+  return FileBytes{owner, std::span<const std::byte>(owner->data(), owner->size()), {}, nullptr, {}};
 }
 
 FileBytes bytes_from_string(std::string_view s) {
