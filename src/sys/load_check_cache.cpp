@@ -153,8 +153,13 @@ std::optional<elf::LoadCheck> LoadCheckCache::prepared(const elf::ElfObject& obj
   auto it = task_of_.find(&object);
   if (it == task_of_.end()) return std::nullopt;
   Task& task = *it->second;
-  if (!run_if_waiting(task))
-    for (int s; (s = task.state.load(std::memory_order_acquire)) != Task::done;) task.state.wait(s, std::memory_order_acquire);
+  if (run_if_waiting(task)) return task.result;
+  // Another thread has it: rather than wait, check the files no thread has
+  // begun, the smallest first (the least time past the moment it is done).
+  for (auto other = tasks_.rbegin(); other != tasks_.rend() && task.state.load(std::memory_order_acquire) != Task::done;
+       ++other)
+    run_if_waiting(**other);
+  for (int s; (s = task.state.load(std::memory_order_acquire)) != Task::done;) task.state.wait(s, std::memory_order_acquire);
   return task.result;
 }
 
