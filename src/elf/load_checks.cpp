@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -449,25 +448,7 @@ private:
     return false;
   }
 
-  bool string_at(std::uint64_t offset) const {
-    if (!strtab_) return false;
-    return offset < readable_strings() || image_.string_readable(*strtab_ + offset);
-  }
-
-  // How much of the string table every name read from it lies in: DT_STRSZ
-  // when the whole table is file bytes the image maps readable and its last
-  // byte is a NUL (a name starting in it ends in it), else 0. Checked once
-  // per table, not once per name: an object's relocations and hash chains
-  // read its names by the thousand.
-  std::uint64_t readable_strings() const {
-    if (!strings_checked_) {
-      strings_checked_ = true;
-      if (strtab_ && dyn_.has(dt_strsz) && dyn_.get(dt_strsz) > 0)
-        if (auto table = image_.file_span(*strtab_, dyn_.get(dt_strsz)); table && table->back() == std::byte{0})
-          readable_strings_ = table->size();
-    }
-    return readable_strings_;
-  }
+  bool string_at(std::uint64_t offset) const { return strtab_ && image_.string_readable(*strtab_ + offset); }
 
 
   // _dl_map_object_deps (elf/dl-deps.c) reads every DT_NEEDED name, and
@@ -908,8 +889,6 @@ private:
   std::uint64_t slots_low_ = UINT64_MAX, slots_high_ = 0; // their hull
   std::optional<std::uint64_t> versym_;
   std::optional<std::uint64_t> symtab_, strtab_; // DT_SYMTAB, DT_STRTAB once the dynamic section is read
-  mutable bool strings_checked_ = false;
-  mutable std::uint64_t readable_strings_ = 0; // see readable_strings()
   std::optional<std::pair<std::uint64_t, std::uint64_t>> plt_slots_;
   std::pair<std::uint64_t, std::uint64_t> writable_{0, 0}; // a page known writable // symbols whose own definition the table leads to
 };

@@ -69,8 +69,9 @@ public:
   virtual ResultMemo* result_memo() { return nullptr; }
   // The load check of `file` when the view has it computed elsewhere (the
   // system layer runs them on other threads while the model simulates:
-  // waited for when under way, computed on the caller's thread when not yet
-  // begun); nullopt: the caller computes it. Default: none.
+  // computed on the caller's thread when not yet begun, else waited for,
+  // the caller checking other files meanwhile); nullopt: the caller computes
+  // it. Default: none.
   virtual std::optional<elf::LoadCheck> prepared_load_check(const OpenedFile& file) {
     (void)file;
     return std::nullopt;

@@ -131,6 +131,7 @@ void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>
 
 bool LoadCheckCache::run_if_waiting(Task& task) const {
   int expected = Task::waiting;
+  if (task.state.load(std::memory_order_relaxed) != Task::waiting) return false; // no write where none is needed
   if (!task.state.compare_exchange_strong(expected, Task::taken, std::memory_order_acq_rel)) return false;
   // The relocation tables read with pread(2) from the file itself, not
   // through its map (elf/table_source.hpp).

@@ -42,13 +42,15 @@ public:
   // the file). Returns at once.
   void prepare(DiskFileView& files, const std::vector<std::string>& paths);
 
-  // The check of `object` when prepare() took it: waited for when another
-  // thread is at it, computed here when none has begun it. nullopt: not
-  // one of the prepared files.
+  // The check of `object` when prepare() took it: computed here when no
+  // thread has begun it; when another is at it, this thread checks the files
+  // none has begun (the smallest first), then waits. nullopt: not one of the
+  // prepared files.
   std::optional<elf::LoadCheck> prepared(const elf::ElfObject& object) override;
 
-  // Waits for the checks under way, then records every check `files` holds
-  // or prepare() computed (those the simulations computed, for the system's
+  // Waits for the checks under way (and makes, on this thread, any no thread
+  // took: with one usable CPU there are no others), then records every check
+  // `files` holds or prepare() computed (those the simulations computed, for the system's
   // libraries, included) and rewrites the cache file.
   void save(const DiskFileView& files, std::vector<std::string>& warnings);
 
