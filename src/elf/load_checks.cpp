@@ -450,7 +450,6 @@ private:
 
   bool string_at(std::uint64_t offset) const { return strtab_ && image_.string_readable(*strtab_ + offset); }
 
-
   // _dl_map_object_deps (elf/dl-deps.c) reads every DT_NEEDED name, and
   // matching names reads DT_SONAME; a search reads DT_RUNPATH/DT_RPATH.
   LoadCheck dependency_names() {
