@@ -241,9 +241,18 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   // binding and the symbol rule found.
   sys::ResultCache results(options.cache ? sys::ResultCache::default_path() : "", CONDACUDA_VERSION);
   results.load(cache_warnings);
-  files.use_result_memo(&results);
   sys::LoadCheckCache load_checks(options.cache ? sys::LoadCheckCache::default_path() : "", inputs->config);
   load_checks.load(cache_warnings);
+  // The view is the process's: what it is lent here is taken back however
+  // this function leaves (an exception too), before the lenders are gone.
+  struct Lent {
+    sys::DiskFileView& files;
+    ~Lent() {
+      files.use_result_memo(nullptr);
+      files.use_load_checks(nullptr);
+    }
+  } lent{files};
+  files.use_result_memo(&results);
   files.use_load_checks(&load_checks);
   load_checks.prepare(files, env_files(*inputs));
   // The machine's CUDA folders (what a repair is verified against), each

@@ -114,9 +114,21 @@ std::uint8_t LoadImage::byte(std::uint64_t a) const {
   return b ? *b : 0; // past the end of the file within its last page: zeros
 }
 
+std::uint64_t LoadImage::top_end(std::uint64_t a, const Region& r) const {
+  if (!flat_.empty()) {
+    at(a); // leaves last_ on a's piece (r is at(a))
+    return last_->end;
+  }
+  std::uint64_t end = r.end;
+  for (auto it = regions_.rbegin(); &*it != &r; ++it)
+    if (it->start > a && it->start < end) end = it->start;
+  return end;
+}
+
 std::optional<std::uint64_t> LoadImage::file_offset(std::uint64_t addr, std::uint64_t n) const {
   const Region* r = at(addr);
-  if (!r || (r->flags & pf_rwx) == 0 || !r->from_file || addr + n < addr || addr + n > r->end) return std::nullopt;
+  if (!r || (r->flags & pf_rwx) == 0 || !r->from_file || addr + n < addr || addr + n > top_end(addr, *r))
+    return std::nullopt;
   for (const auto& z : zeroed_)
     if (addr < z.second && addr + n > z.first) return std::nullopt;
   std::uint64_t off = r->offset + (addr - r->start);
@@ -156,7 +168,7 @@ std::optional<std::string_view> LoadImage::string_in_file(std::uint64_t addr) co
   if (!file_span(addr, 1)) return std::nullopt;
   const Region* r = at(addr);
   std::uint64_t off = r->offset + (addr - r->start);
-  std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (r->end - r->start));
+  std::uint64_t end = std::min<std::uint64_t>(file_.size(), r->offset + (top_end(addr, *r) - r->start));
   for (const auto& z : zeroed_)
     if (z.first > addr) end = std::min(end, r->offset + (z.first - r->start));
   return file_.cstring(off, end);

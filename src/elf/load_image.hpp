@@ -82,6 +82,10 @@ private:
   };
 
   const Region* at(std::uint64_t a) const;
+  // Where the addresses from `a` on stop being `r`'s, the region at(a) found
+  // on top: a later region mapped over it (the PROT_NONE hole after the
+  // first command's pages, another command) ends what is read of r in place.
+  std::uint64_t top_end(std::uint64_t a, const Region& r) const;
   const Region* top_at(std::uint64_t a) const;
   Fault touch_byte(std::uint64_t a, bool write) const;
   std::uint8_t byte(std::uint64_t a) const;

@@ -274,6 +274,33 @@ TEST_CASE("_dl_map_object_deps (elf/dl-deps.c) walks DT_NEEDED up to DT_NULL: an
   CHECK(sim == real);
 }
 
+TEST_CASE("_dl_map_segments: a name read in place stops where the hole between load commands begins") {
+  // Two load commands far apart (-z max-page-size=2 MiB, code and data in
+  // one file page: -z noseparate-code): the first command maps the whole
+  // reservation from the file, and the hole after its last page is made
+  // PROT_NONE. A DT_NEEDED name that starts on that page and runs on past
+  // it is read, in the file, from the data bytes that follow; in memory
+  // ld.so reads on into the hole and faults.
+  Library lib({"-Wl,-z,noseparate-code", "-Wl,-z,max-page-size=0x200000", "-Wl,-z,common-page-size=0x1000"});
+  const std::uint64_t code = lib.phdr(elf::pt_load, 0), data = lib.phdr(elf::pt_load, 1);
+  REQUIRE(code != 0);
+  REQUIRE(data != 0);
+  const std::uint64_t code_end = (lib.get<std::uint64_t>(code + 16) + lib.get<std::uint64_t>(code + 32) + 0xfff) & ~0xfffull;
+  REQUIRE(lib.get<std::uint64_t>(code + 8) == 0);
+  REQUIRE(lib.get<std::uint64_t>(code + 16) == 0);
+  REQUIRE(lib.get<std::uint64_t>(data + 16) > code_end);             // the hole
+  REQUIRE(lib.bytes.size() > code_end + 64);                        // file bytes go on past it
+  const std::uint64_t strtab = lib.get<std::uint64_t>(lib.dyn(elf::dt_strtab) + 8);
+  REQUIRE(strtab < code_end);
+  lib.put<char>(code_end - 1, 'x');
+  lib.put<std::uint64_t>(lib.dyn(elf::dt_needed) + 8, code_end - 1 - strtab);
+  bool nul_in_file = false; // what the model read before: a name ended in the file's next bytes
+  for (std::uint64_t at = code_end; at < lib.bytes.size() && !nul_in_file; ++at)
+    nul_in_file = lib.bytes[at] == std::byte{0};
+  REQUIRE(nul_in_file);
+  expect(lib, Outcome::crashes, "DT_NEEDED name");
+}
+
 TEST_CASE("elf_get_dynamic_info (elf/get-dynamic-info.h): the assertions") {
   SUBCASE("DT_PLTREL other than DT_RELA (ELF_MACHINE_NO_REL)") {
     Library lib;
