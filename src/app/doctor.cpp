@@ -211,9 +211,22 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
   sys::DiskFileView& files = sys::process_file_view();
   const sys::RepairState state = sys::read_repair_state(options.env.prefix);
   std::vector<std::string> cache_warnings;
+  // The machine first: the load checks depend on its loader (and --glibc's),
+  // and start while the env is scanned, as each of its files is parsed.
+  loader::LoaderConfig machine = sys::detect_machine().config;
+  if (options.glibc) {
+    auto minor = modelled_glibc_minor(*options.glibc);
+    if (!minor) return minor.error();
+    machine.glibc_minor = *minor;
+  }
+  sys::LoadCheckCache load_checks(options.cache ? sys::LoadCheckCache::default_path() : "", machine);
+  load_checks.load(cache_warnings);
   sys::DistInfoCache dist_info(options.cache ? sys::DistInfoCache::default_path() : "");
   dist_info.load(cache_warnings);
-  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state, &dist_info);
+  InputHelpers helpers{&dist_info, &machine, [&](const std::string& path, const inventory::ScannedFile& file) {
+                         if (inventory::lists_as_library_or_consumer(file)) load_checks.start(path, file.elf);
+                       }};
+  auto inputs = doctor_inputs(options.env, options.ld_library_path, files, state, helpers);
   if (!inputs) return inputs.error();
   dist_info.save(cache_warnings);
   // The shell as it is: folders put in front of the hook's entries after
@@ -231,18 +244,11 @@ Result<doctor::DoctorReport> doctor(const DoctorOptions& options) {
     inputs->driver_version = *options.driver;
     inputs->driver_source = "--driver";
   }
-  if (options.glibc) {
-    auto minor = modelled_glibc_minor(*options.glibc);
-    if (!minor) return minor.error();
-    inputs->config.glibc_minor = *minor;
-    inputs->glibc_source = "--glibc";
-  }
+  if (options.glibc) inputs->glibc_source = "--glibc";
   // Results kept between runs: what each file's symbol tables said, what
   // binding and the symbol rule found.
   sys::ResultCache results(options.cache ? sys::ResultCache::default_path() : "", CONDACUDA_VERSION);
   results.load(cache_warnings);
-  sys::LoadCheckCache load_checks(options.cache ? sys::LoadCheckCache::default_path() : "", inputs->config);
-  load_checks.load(cache_warnings);
   // The view is the process's: what it is lent here is taken back however
   // this function leaves (an exception too), before the lenders are gone.
   struct Lent {

@@ -10,16 +10,16 @@ namespace condacuda::app {
 
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files, const sys::RepairState& state,
-                                           sys::DistInfoCache* dist_info) {
+                                           const InputHelpers& helpers) {
   doctor::DoctorInputs in;
   in.env = env;
-  auto snapshot = sys::scan_env(env.prefix, dist_info);
+  auto snapshot = sys::scan_env(env.prefix, helpers.dist_info, helpers.on_file);
   if (!snapshot) return snapshot.error();
   for (const auto& f : snapshot->shared_objects)
     if (f.elf && !f.symlink) files.adopt(snapshot->prefix + "/" + f.path, f.elf);
   in.inventory = inventory::build_inventory(*snapshot);
   in.inventory.pinned = state.pinned();
-  in.config = sys::detect_machine().config;
+  in.config = helpers.machine ? *helpers.machine : sys::detect_machine().config;
   in.base_ld_library_path = base.is_given() ? base.value() : in.config.ld_library_path;
   in.ld_library_path_source = base.is_given() ? doctor::BasePathSource::given : doctor::BasePathSource::this_shell;
   // With this shell's value, the hook may already have run here: its record

@@ -8,17 +8,24 @@
 #include "doctor/doctor.hpp"
 #include "sys/disk_file_view.hpp"
 #include "sys/dist_info_cache.hpp"
+#include "sys/env_scan.hpp"
 #include "sys/repair_state.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::app {
 
+// What a caller may hand doctor_inputs besides the env.
+struct InputHelpers {
+  sys::DistInfoCache* dist_info = nullptr;       // the wheels' dist-info files kept (none: all are read)
+  const loader::LoaderConfig* machine = nullptr; // the machine's loader facts, detected already
+  sys::ScannedFileHandler on_file;               // told of each shared object as the scan parses it
+};
+
 // `files` receives the mappings the env scan made, so nothing is mapped twice.
 // `state`: the env's repair state, read once by the caller (its hook and pins).
-// `dist_info`: the cache of the wheels' dist-info files (none: all are read).
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files, const sys::RepairState& state,
-                                           sys::DistInfoCache* dist_info = nullptr);
+                                           const InputHelpers& helpers = {});
 // The same, reading the repair state itself.
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files);

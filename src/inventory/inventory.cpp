@@ -96,6 +96,27 @@ const Library* Inventory::find_by_soname(const std::string& soname) const {
   return nullptr;
 }
 
+namespace {
+// What build_inventory makes of a file with a dynamic section: the
+// component its soname (else its name) says, and the CUDA and driver
+// libraries it needs.
+std::string soname_of(const ScannedFile& f) {
+  return f.elf->dynamic().soname ? std::string(*f.elf->dynamic().soname) : util::base_name(f.path);
+}
+std::optional<ComponentKind> component_of(const ScannedFile& f, const std::string& soname) {
+  auto kind = classify_library(soname);
+  return kind ? kind : classify_library(util::base_name(f.path));
+}
+bool needs_cuda_or_driver(std::string_view needed) { return classify_library(needed) || is_driver_library(needed); }
+} // namespace
+
+bool lists_as_library_or_consumer(const ScannedFile& f) {
+  if ((f.symlink && !f.resolved.empty()) || !f.elf || !f.elf->has_dynamic()) return false;
+  if (component_of(f, soname_of(f))) return true;
+  const auto& needed = f.elf->dynamic().needed;
+  return std::any_of(needed.begin(), needed.end(), [](auto n) { return needs_cuda_or_driver(n); });
+}
+
 Inventory build_inventory(const EnvSnapshot& s) {
   Inventory inv;
   inv.prefix = s.prefix;
@@ -118,12 +139,10 @@ Inventory build_inventory(const EnvSnapshot& s) {
     }
     std::vector<std::string> needed;
     for (auto n : f.elf->dynamic().needed) needed.emplace_back(n);
-    std::string soname = f.elf->dynamic().soname ? std::string(*f.elf->dynamic().soname) : util::base_name(f.path);
+    std::string soname = soname_of(f);
     auto it = owners.find(f.path);
     const Owner* owner = it == owners.end() ? nullptr : &it->second;
-    auto kind = classify_library(soname);
-    if (!kind) kind = classify_library(util::base_name(f.path));
-    if (kind) {
+    if (auto kind = component_of(f, soname)) {
       Library lib;
       lib.file = f.path;
       lib.links_out = f.symlink;
@@ -149,7 +168,7 @@ Inventory build_inventory(const EnvSnapshot& s) {
     }
     Consumer c;
     for (const auto& n : needed)
-      if (classify_library(n) || is_driver_library(n)) c.needs.push_back(n);
+      if (needs_cuda_or_driver(n)) c.needs.push_back(n);
     if (c.needs.empty()) continue;
     c.file = f.path;
     if (owner) {

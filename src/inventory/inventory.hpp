@@ -80,4 +80,9 @@ struct Inventory {
 
 Inventory build_inventory(const EnvSnapshot& snapshot);
 
+// Whether build_inventory lists this file (not a symlink of the env) as a
+// library or a consumer: the files a doctor run maps and checks, known as
+// soon as the scan has parsed the file.
+bool lists_as_library_or_consumer(const ScannedFile& file);
+
 } // namespace condacuda::inventory

@@ -182,7 +182,8 @@ void find_site_packages(const fs::path& prefix, inventory::EnvSnapshot& s) {
 }
 } // namespace
 
-Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text, DistInfoCache* dist_info) {
+Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text, DistInfoCache* dist_info,
+                                        const ScannedFileHandler& on_file) {
   inventory::EnvSnapshot s;
   fs::path prefix = fs::absolute(prefix_text).lexically_normal();
   if (prefix.has_relative_path() && prefix.filename().empty()) prefix = prefix.parent_path();
@@ -219,6 +220,7 @@ Result<inventory::EnvSnapshot> scan_env(const std::string& prefix_text, DistInfo
     if (name.find(temporary_marker) != std::string::npos) continue;
     if (symlink && fs::is_directory(entry.path(), ec)) continue;
     s.shared_objects.push_back(scan_file(entry.path(), prefix, canonical_prefix, symlink, s.warnings));
+    if (on_file) on_file(s.prefix + "/" + s.shared_objects.back().path, s.shared_objects.back());
   }
   std::sort(s.shared_objects.begin(), s.shared_objects.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });

@@ -2,6 +2,7 @@
 // Reads an env from disk into an EnvSnapshot: the site-packages folders, every
 // shared object (header and dynamic section only, through mmap), symlinks,
 // pip dist-info records and conda-meta records.
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -17,7 +18,12 @@ namespace condacuda::sys {
 // with single files become snapshot warnings. With `dist_info`, the wheels'
 // METADATA and RECORD files unchanged since a run that read them are not read
 // again.
-Result<inventory::EnvSnapshot> scan_env(const std::string& prefix, DistInfoCache* dist_info = nullptr);
+// `on_file`, when given, is told of each shared object as soon as it is
+// scanned (its absolute path, prefix + "/" + path, and what the scan made of
+// it), so that work on it can start while the scan goes on.
+using ScannedFileHandler = std::function<void(const std::string& absolute_path, const inventory::ScannedFile& file)>;
+Result<inventory::EnvSnapshot> scan_env(const std::string& prefix, DistInfoCache* dist_info = nullptr,
+                                        const ScannedFileHandler& on_file = {});
 
 // The env's interpreter (bin/python3, else bin/python) as the real path of an
 // ELF executable, if it has one.

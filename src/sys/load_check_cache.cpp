@@ -86,7 +86,7 @@ unsigned usable_cpus() {
 } // namespace
 
 LoadCheckCache::LoadCheckCache(std::string path, const loader::LoaderConfig& config)
-    : cache_(std::move(path), load_check_cache_format), config_(config), params_(parameters(config)) {}
+    : cache_(path, load_check_cache_format), cached_(!path.empty()), config_(config), params_(parameters(config)) {}
 
 std::string LoadCheckCache::default_path() {
   return default_cache_path("load-checks");
@@ -100,32 +100,77 @@ std::optional<elf::LoadCheck> LoadCheckCache::find(const std::string& path, cons
   return deserialize(*hit, params_);
 }
 
+void LoadCheckCache::start(const std::string& path, std::shared_ptr<const elf::ElfObject> object) {
+  if (!object) return;
+  if (cached_) {
+    // The file as it is now, when it is still the one mapped: checked before?
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      const FileKey key = key_of(st);
+      if (object->bytes().source == elf::FileIdentity{key.dev, key.ino} &&
+          key.size == object->bytes().data.size() && find(path, key))
+        return;
+    }
+  }
+  add(path, std::move(object));
+}
+
 void LoadCheckCache::prepare(DiskFileView& files, const std::vector<std::string>& paths) {
-  join(); // a second call: the first one's threads are done before the list changes
   for (const auto& path : paths) {
     const loader::OpenedFile& opened = files.open_verify(path); // a cached check is filled here
-    if (!opened.elf || opened.load || task_of_.count(opened.elf.get())) continue;
-    auto task = std::make_unique<Task>();
-    task->path = path;
-    task->object = opened.elf;
-    task_of_.emplace(opened.elf.get(), task.get());
-    tasks_.push_back(std::move(task));
+    if (opened.elf && !opened.load) add(path, opened.elf);
   }
-  std::stable_sort(tasks_.begin(), tasks_.end(), [](const auto& a, const auto& b) {
-    return a->object->bytes().data.size() > b->object->bytes().data.size();
-  });
-  // This thread is the last CPU's: it goes on, and takes the checks the
-  // simulation reaches before the other threads do.
-  const unsigned threads = std::min<unsigned>({usable_cpus() - 1, max_threads, static_cast<unsigned>(tasks_.size())});
-  // Each thread takes the next waiting task and writes its result, nothing
-  // else: the view is not touched.
-  auto run = [this] {
-    for (const auto& task : tasks_) run_if_waiting(*task);
-  };
-  try {
-    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back(run);
-  } catch (const std::system_error&) {
-    // No more threads to be had: those started and this one do the rest.
+}
+
+void LoadCheckCache::add(const std::string& path, std::shared_ptr<const elf::ElfObject> object) {
+  const std::byte* first = object->bytes().data.data();
+  if (!first || task_of_.count(first)) return;
+  auto owned = std::make_unique<Task>();
+  Task* task = owned.get();
+  task->path = path;
+  task->object = std::move(object);
+  task_of_.emplace(first, task);
+  tasks_.push_back(std::move(owned));
+  smallest_first_.clear();
+  // This thread is the last CPU's: it goes on. With no other CPU, it checks
+  // each file itself when the model maps it (or save() asks).
+  if (!threads_wanted_) threads_wanted_ = std::min(usable_cpus() - 1, max_threads);
+  if (*threads_wanted_ == 0) return;
+  {
+    const std::lock_guard lock(queue_mutex_);
+    queue_.push_back(task);
+  }
+  queue_changed_.notify_one();
+  if (workers_.size() < *threads_wanted_ && workers_.size() < tasks_.size()) {
+    try {
+      workers_.emplace_back([this] { work(); });
+    } catch (const std::system_error&) {
+      // No more threads to be had: those started and this one do the rest.
+      threads_wanted_ = static_cast<unsigned>(workers_.size());
+      if (workers_.empty()) {
+        const std::lock_guard lock(queue_mutex_);
+        queue_.clear();
+      }
+    }
+  }
+}
+
+void LoadCheckCache::work() {
+  // Each thread takes the largest task waiting and writes its result,
+  // nothing else: the view and the tasks list are not touched.
+  for (;;) {
+    Task* task = nullptr;
+    {
+      std::unique_lock lock(queue_mutex_);
+      queue_changed_.wait(lock, [this] { return !queue_.empty() || closing_; });
+      if (queue_.empty()) return;
+      auto largest = std::max_element(queue_.begin(), queue_.end(), [](const Task* a, const Task* b) {
+        return a->object->bytes().data.size() < b->object->bytes().data.size();
+      });
+      task = *largest;
+      queue_.erase(largest);
+    }
+    run_if_waiting(*task);
   }
 }
 
@@ -151,22 +196,35 @@ bool LoadCheckCache::run_if_waiting(Task& task) const {
 }
 
 std::optional<elf::LoadCheck> LoadCheckCache::prepared(const elf::ElfObject& object) {
-  auto it = task_of_.find(&object);
+  auto it = task_of_.find(object.bytes().data.data());
   if (it == task_of_.end()) return std::nullopt;
   Task& task = *it->second;
   if (run_if_waiting(task)) return task.result;
   // Another thread has it: rather than wait, check the files no thread has
   // begun, the smallest first (the least time past the moment it is done).
-  for (auto other = tasks_.rbegin(); other != tasks_.rend() && task.state.load(std::memory_order_acquire) != Task::done;
-       ++other)
+  if (smallest_first_.empty()) {
+    for (const auto& t : tasks_) smallest_first_.push_back(t.get());
+    std::stable_sort(smallest_first_.begin(), smallest_first_.end(), [](const Task* a, const Task* b) {
+      return a->object->bytes().data.size() < b->object->bytes().data.size();
+    });
+  }
+  for (auto other = smallest_first_.begin();
+       other != smallest_first_.end() && task.state.load(std::memory_order_acquire) != Task::done; ++other)
     run_if_waiting(**other);
   for (int s; (s = task.state.load(std::memory_order_acquire)) != Task::done;) task.state.wait(s, std::memory_order_acquire);
   return task.result;
 }
 
 void LoadCheckCache::join() {
+  {
+    const std::lock_guard lock(queue_mutex_);
+    closing_ = true;
+  }
+  queue_changed_.notify_all();
   for (auto& t : workers_) t.join();
   workers_.clear();
+  const std::lock_guard lock(queue_mutex_);
+  closing_ = false; // tasks added later start threads again
 }
 
 LoadCheckCache::~LoadCheckCache() { join(); }

@@ -20,6 +20,7 @@
 #include "support/fixture.hpp"
 #include "sys/disk_file_view.hpp"
 #include "sys/load_check_cache.hpp"
+#include "sys/mapped_file.hpp"
 
 namespace elf = condacuda::elf;
 namespace sys = condacuda::sys;
@@ -141,4 +142,66 @@ TEST_CASE("a load-check cache dropped while its threads still check: they finish
     view.use_load_checks(nullptr);
   } // the destructor waits for the threads: no use of the view or the tasks after it
   CHECK_FALSE(std::filesystem::exists(cache_file));
+}
+
+TEST_CASE("load checks started as the scan parses each file: the model's verdicts, no task for a file the cache knows") {
+  fixture::TempDir dir("started-checks");
+  std::vector<std::string> paths;
+  for (int i = 0; i < 3; ++i) {
+    paths.push_back(dir / ("libs" + std::to_string(i) + ".so"));
+    fixture::shared_library(paths.back(), "int s" + std::to_string(i) + "(void) { return " + std::to_string(i) + "; }\n",
+                            {"-Wl,-z,combreloc"});
+  }
+  paths.push_back(dir / "libcrash.so");
+  write_with_relacount_past_relasz(paths[2], paths.back());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100)); // only files settled for a second are cached
+  // What the env scan hands on: each file mapped and parsed without symbols.
+  auto scanned = [](const std::string& path) {
+    auto opened = sys::map_file_open(path);
+    REQUIRE(opened);
+    auto parsed = elf::ElfObject::parse(opened->bytes, false);
+    REQUIRE(parsed);
+    return *parsed;
+  };
+  const loader::LoaderConfig config;
+  const std::string cache_file = dir / "load-checks";
+  std::vector<std::string> warnings;
+  {
+    sys::DiskFileView view(elf::em_x86_64);
+    sys::LoadCheckCache checks(cache_file, config);
+    checks.load(warnings);
+    std::vector<std::shared_ptr<const elf::ElfObject>> objects;
+    for (const auto& p : paths) {
+      objects.push_back(scanned(p));
+      view.adopt(p, objects.back());
+      checks.start(p, objects.back());
+    }
+    view.use_load_checks(&checks);
+    checks.prepare(view, paths); // the view's objects share the scan's maps: nothing is started twice
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const auto& f = view.open_verify(paths[i]);
+      REQUIRE(f.elf);
+      CHECK(&f.elf->bytes().data.front() == &objects[i]->bytes().data.front());
+      auto got = view.prepared_load_check(f);
+      REQUIRE(got);
+      CHECK(same(*got, elf::check_load(f.elf->bytes().data, elf::em_x86_64)));
+      auto by_scan = checks.prepared(*objects[i]);
+      REQUIRE(by_scan);
+      CHECK(same(*by_scan, *got));
+    }
+    CHECK(view.prepared_load_check(view.open_verify(paths.back()))->outcome == elf::LoadCheck::Outcome::crashes);
+    view.use_load_checks(nullptr);
+    checks.save(view, warnings);
+  }
+  CHECK(warnings.empty());
+  // The next run: unchanged files are not checked again; a changed one is.
+  fixture::shared_library(paths[0], "int s0(void) { return 10; }\nint t0(void) { return 0; }\n", {"-Wl,-z,combreloc"});
+  sys::LoadCheckCache checks(cache_file, config);
+  checks.load(warnings);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto object = scanned(paths[i]);
+    checks.start(paths[i], object);
+    CAPTURE(paths[i]);
+    CHECK(checks.prepared(*object).has_value() == (i == 0));
+  }
 }
