@@ -1,5 +1,7 @@
 #include "elf/load_checks.hpp"
 
+#include <array>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -40,6 +42,9 @@ constexpr std::uint64_t max_steps = 1u << 22;
 // A relocation table is walked in pieces of this many entries (192 KiB): a
 // buffer that stays in the cache and is filled again, not a new map's pages.
 constexpr std::uint64_t table_piece_entries = 8192;
+// The most a far piece of the file (section headers, their names) is copied
+// for; a larger one (a hostile count) is read in place.
+constexpr std::uint64_t max_far_piece = 1u << 20;
 
 using Outcome = LoadCheck::Outcome;
 LoadCheck refuse(std::string why) { return {Outcome::refuses, std::move(why)}; }
@@ -77,7 +82,7 @@ struct Dynamic {
 
 class Checker {
 public:
-  Checker(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit,
+  Checker(const ByteReader& file, std::uint16_t machine, std::uint64_t page, std::uint64_t commit_limit,
           int glibc_minor, const TableSource* tables)
       : file_(file), machine_(machine), page_(page), commit_limit_(commit_limit), image_(file_, page),
         glibc_minor_(glibc_minor), tables_(tables) {}
@@ -233,10 +238,27 @@ private:
   // elf_get_dynamic_info (elf/get-dynamic-info.h): read up to DT_NULL, then
   // the in-place relocation of its pointers and the assertions.
   LoadCheck dynamic_info() {
+    // Its first entries copied in one read where the file holds them as the
+    // map shows them (a page nothing else reads through the map: a fault
+    // saved); the rest, if any, read in the image.
+    std::array<std::byte, 64 * 16> copied;
+    std::uint64_t in_copy = 0;
+    if (tables_) {
+      std::uint64_t n = copied.size();
+      while (n >= 16 && !image_.file_offset(*dynamic_, n)) n /= 2;
+      if (n >= 16 && tables_->copy(*image_.file_offset(*dynamic_, n), std::span(copied).first(n))) in_copy = n;
+    }
     std::uint64_t steps = 0;
     for (std::uint64_t at = *dynamic_;; at += 16) {
       if (++steps > max_steps) return crash("the dynamic section has no DT_NULL");
-      auto tag = image_.read(at, 8), val = image_.read(at + 8, 8);
+      std::optional<std::uint64_t> tag, val;
+      if (const std::uint64_t i = at - *dynamic_; i + 16 <= in_copy) {
+        tag = ByteReader(copied.data(), in_copy).u64(i);
+        val = ByteReader(copied.data(), in_copy).u64(i + 8);
+      } else {
+        tag = image_.read(at, 8);
+        val = image_.read(at + 8, 8);
+      }
       if (!tag || !val)
         return crash(std::string("the dynamic section, read up to its DT_NULL, runs ") +
                      fault_words(image_.touch(at, 16, false)));
@@ -635,11 +657,11 @@ private:
   LoadCheck relocate_range(std::uint64_t start, std::uint64_t size, std::uint64_t relative) {
     // A table inside the file's bytes is read straight from them.
     if (relative <= size / 24 && size % 24 == 0)
-      if (auto table = image_.file_span(start, size)) {
+      if (auto table = image_.file_span(start, size); table && image_.file_offset(start, size)) {
         // In pieces copied from the table source where there is one (see
         // TableSource), else straight from the map; the same bytes either way.
         const std::uint64_t count = size / 24;
-        const auto at = static_cast<std::uint64_t>(table->data() - file_.span().data());
+        const std::uint64_t at = *image_.file_offset(start, size);
         for (std::uint64_t first = 0; first < count; first += table_piece_entries) {
           const std::uint64_t n = std::min(table_piece_entries, count - first);
           const std::byte* entries = table->data() + 24 * first;
@@ -802,7 +824,7 @@ private:
     for (std::uint64_t i = 0; i < n; ++i) {
       if (i > max_steps) return crash(what + "'s size is larger than the mapped image");
       std::uint64_t slot = dyn_.get(array_tag) + 8 * i;
-      if (!image_.read(slot, 8)) return crash(what + " lies outside the mapped image");
+      if (image_.touch(slot, 8, false) != Image::Fault::none) return crash(what + " lies outside the mapped image");
       const std::optional<std::uint64_t>* r = relocated(slot);
       // Not relocated: the stored value is called as an absolute address.
       if (!r) return crash("an entry of " + what + " that no relocation sets is called as it is");
@@ -819,18 +841,42 @@ private:
   std::optional<std::uint64_t> section_address(const std::string& name) const { return section_field(name, 16); }
   std::optional<std::uint64_t> section_size(const std::string& name) const { return section_field(name, 32); }
 
-  // A 64-bit field (sh_addr at 16, sh_size at 32) of the section named `name`.
+  // A 64-bit field (sh_addr at 16, sh_size at 32) of the section named
+  // `name`. The section headers and their names lie at the far end of the
+  // file: read once, with the table source where there is one.
   std::optional<std::uint64_t> section_field(const std::string& name, std::uint64_t field) const {
     std::uint64_t shoff = *file_.u64(40);
     std::uint16_t shentsize = *file_.u16(58), shnum = *file_.u16(60), shstrndx = *file_.u16(62);
     if (shoff == 0 || shentsize != 64 || shstrndx >= shnum || !file_.has(shoff, 64ull * shnum)) return std::nullopt;
-    std::uint64_t names = *file_.u64(shoff + 64ull * shstrndx + 24), names_size = *file_.u64(shoff + 64ull * shstrndx + 32);
+    const ByteReader headers = far_piece(shoff, 64ull * shnum, section_headers_);
+    std::uint64_t names = *headers.u64(64ull * shstrndx + 24), names_size = *headers.u64(64ull * shstrndx + 32);
+    const std::uint64_t in_file = names < file_.size() ? std::min(names_size, file_.size() - names) : 0;
+    const ByteReader table = in_file ? far_piece(names, in_file, section_names_) : ByteReader();
     for (std::uint16_t i = 0; i < shnum; ++i) {
-      std::uint64_t sh = shoff + 64ull * i;
-      auto n = file_.cstring(names + *file_.u32(sh), names + names_size);
-      if (n && *n == name) return *file_.u64(sh + field);
+      const std::uint64_t sh = 64ull * i, at = *headers.u32(sh);
+      // A name inside the table read from the copy; any other (an offset
+      // that wraps, or runs past the file) as the file has it.
+      auto n = at < in_file ? table.cstring(at, in_file) : file_.cstring(names + at, names + names_size);
+      if (n && *n == name) return *headers.u64(sh + field);
     }
     return std::nullopt;
+  }
+
+  // [offset, offset + n) of the file (in range): a copy read with the table
+  // source into `store` the first time, then the copy; in place where the
+  // source has none or cannot read it. The same bytes either way.
+  struct FarCopy {
+    bool tried = false;
+    std::vector<std::byte> bytes; // empty: none to be had
+  };
+  ByteReader far_piece(std::uint64_t offset, std::uint64_t n, FarCopy& copy) const {
+    if (!copy.tried && tables_ && n <= max_far_piece) {
+      copy.bytes.resize(n);
+      if (!tables_->copy(offset, copy.bytes)) copy.bytes.clear();
+    }
+    copy.tried = true;
+    if (!copy.bytes.empty() && copy.bytes.size() == n) return ByteReader(copy.bytes);
+    return *file_.sub(offset, n);
   }
 
   // DT_INIT and DT_FINI are called at their address: code of the object, and
@@ -864,6 +910,7 @@ private:
   int glibc_minor_ = 36;
   const TableSource* tables_ = nullptr;
   std::unique_ptr<std::byte[]> piece_; // the piece of a table copied from tables_
+  mutable FarCopy section_headers_, section_names_;
   std::optional<std::pair<std::uint64_t, std::uint64_t>> relro_;
   std::optional<std::uint64_t> phdr_; // PT_PHDR's address
   std::uint16_t phnum_ = 0;
@@ -893,10 +940,15 @@ private:
 };
 } // namespace
 
-LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size,
+LoadCheck check_load(const ByteReader& file, std::uint16_t machine, std::uint64_t page_size,
                      std::uint64_t commit_limit, int glibc_minor, const TableSource* tables) {
   if (file.size() < 64) return refuse("file too short");
   return Checker(file, machine, page_size, commit_limit, glibc_minor, tables).run();
+}
+
+LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size,
+                     std::uint64_t commit_limit, int glibc_minor, const TableSource* tables) {
+  return check_load(ByteReader(file), machine, page_size, commit_limit, glibc_minor, tables);
 }
 
 } // namespace condacuda::elf

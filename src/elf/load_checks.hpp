@@ -17,6 +17,7 @@
 #include <span>
 #include <string>
 
+#include "elf/byte_reader.hpp"
 #include "elf/table_source.hpp"
 
 namespace condacuda::elf {
@@ -41,6 +42,10 @@ struct LoadCheck {
 // `tables`: where the large relocation tables are read from besides `file`
 // (elf/table_source.hpp; nullptr: the map only).
 LoadCheck check_load(std::span<const std::byte> file, std::uint16_t machine, std::uint64_t page_size = 4096,
+                     std::uint64_t commit_limit = UINT64_MAX, int glibc_minor = 36, const TableSource* tables = nullptr);
+// The same over a reader of the file (FileBytes::reader(): its first page
+// read from the copy made when it was opened, not faulted in through the map).
+LoadCheck check_load(const ByteReader& file, std::uint16_t machine, std::uint64_t page_size = 4096,
                      std::uint64_t commit_limit = UINT64_MAX, int glibc_minor = 36, const TableSource* tables = nullptr);
 
 } // namespace condacuda::elf

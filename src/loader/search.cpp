@@ -260,7 +260,7 @@ std::optional<LoadError> Simulator::check_new_object(Process& p, const OpenedFil
     return load_error(ErrorKind::bad_file, name, "shared object cannot be dlopen()ed", -1);
   // What mapping, relocating and initialising it would meet (elf/load_checks.hpp).
   if (!opened.load) opened.load = files_.prepared_load_check(opened);
-  if (!opened.load) opened.load = elf::check_load(elf.bytes().data, config_.machine, config_.page_size, config_.commit_limit,
+  if (!opened.load) opened.load = elf::check_load(elf.bytes().reader(), config_.machine, config_.page_size, config_.commit_limit,
                                                    config_.glibc_minor);
   if (!opened.load->ok()) return load_error(ErrorKind::bad_file, name, opened.load->reason, -1);
   // An object that asks for an executable stack while the stack is not one

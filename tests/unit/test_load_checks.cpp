@@ -437,13 +437,14 @@ TEST_CASE("a large relocation table is checked from the table source's copy, in 
   table.bytes = pointer_table_library(table.dir, 20000);
   const Bytes& bytes = table.bytes;
   REQUIRE(elf::check_load(bytes, elf::em_x86_64).ok());
+  const std::uint64_t rela = table.vaddr_to_offset(table.get<std::uint64_t>(table.dyn(elf::dt_rela) + 8));
+  const std::uint64_t rela_end = rela + table.get<std::uint64_t>(table.dyn(elf::dt_relasz) + 8);
   BytesSource same(bytes, false);
   CHECK(elf::check_load(bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &same).ok());
-  CHECK(same.copies == 3); // 20,000 entries and more, in pieces of 8,192
+  CHECK(same.copies_in(rela, rela_end) == 3); // 20,000 entries and more, in pieces of 8,192
 
   // The source's bytes are the ones judged: a relative entry's type changed
   // there (and only there) is the assertion ld.so would fail.
-  const std::uint64_t rela = table.vaddr_to_offset(table.get<std::uint64_t>(table.dyn(elf::dt_rela) + 8));
   const std::uint64_t type_byte = rela + 24 * 19000 + 8;
   BytesSource changed(bytes, false);
   REQUIRE(changed.bytes[type_byte] == std::byte{8});
@@ -456,5 +457,58 @@ TEST_CASE("a large relocation table is checked from the table source's copy, in 
   // the verdict is the map's.
   BytesSource refusing(changed.bytes, true);
   CHECK(elf::check_load(bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &refusing).ok());
-  CHECK(refusing.copies == 3);
+  CHECK(refusing.copies_in(rela, rela_end) == 3);
+  CHECK(refusing.copies == same.copies); // each piece asked for once, refused or not
+}
+
+TEST_CASE("the dynamic section and the section headers are read from the table source's copy, the map where it refuses") {
+  // Far pages of the file read once by pread, not faulted in through the
+  // map: the copy's bytes are the ones judged. DT_RELAENT changed in the copy
+  // only is the assertion ld.so would fail; .got.plt's address changed in the
+  // copy's section headers only no longer names DT_PLTGOT, whose slots are
+  // then not checked (a PLT slot left unrelocated passes).
+  Library lib;
+  const std::uint64_t relaent = lib.dyn(elf::dt_relaent);
+  REQUIRE(relaent != 0);
+  BytesSource changed(lib.bytes, false);
+  changed.bytes[relaent + 8] = std::byte{23};
+  auto c = elf::check_load(lib.bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &changed);
+  CHECK(c.outcome == Outcome::crashes);
+  CHECK(c.reason.find("DT_RELAENT") != std::string::npos);
+  BytesSource refusing(changed.bytes, true);
+  CHECK(elf::check_load(lib.bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &refusing).ok());
+
+  // The PLT's relocations cut off (DT_PLTRELSZ 0 is refused outright, so
+  // DT_JMPREL's table is shortened by one entry): one slot of .got.plt is
+  // never set, which the model reports where the section headers name it.
+  fixture::TempDir dir{"twoplt"};
+  fixture::shared_library(dir / "two.so", "#include <stdio.h>\n#include <stdlib.h>\nint two(const char* s) { puts(s); return atoi(s); }\n",
+                          {"-O1"});
+  const std::string text = fixture::read_file(dir / "two.so");
+  Library cut;
+  cut.bytes.assign(reinterpret_cast<const std::byte*>(text.data()), reinterpret_cast<const std::byte*>(text.data()) + text.size());
+  const std::uint64_t pltrelsz = cut.dyn(elf::dt_pltrelsz);
+  REQUIRE(pltrelsz != 0);
+  REQUIRE(cut.get<std::uint64_t>(pltrelsz + 8) >= 48);
+  cut.put<std::uint64_t>(pltrelsz + 8, cut.get<std::uint64_t>(pltrelsz + 8) - 24);
+  const auto unset = cut.check();
+  REQUIRE(unset.reason.find("a PLT slot no relocation sets") != std::string::npos);
+  BytesSource same(cut.bytes, false);
+  auto via_copy = elf::check_load(cut.bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &same);
+  CHECK(via_copy.outcome == unset.outcome);
+  CHECK(via_copy.reason == unset.reason);
+  // The copy's .got.plt moved elsewhere: the slots are not those of DT_PLTGOT.
+  const std::uint64_t shoff = cut.get<std::uint64_t>(40);
+  const auto shnum = cut.get<std::uint16_t>(60), shstrndx = cut.get<std::uint16_t>(62);
+  const std::uint64_t names = cut.get<std::uint64_t>(shoff + 64ull * shstrndx + 24);
+  std::uint64_t got_plt = 0;
+  for (std::uint16_t i = 0; i < shnum; ++i)
+    if (std::string(reinterpret_cast<const char*>(cut.bytes.data()) + names + cut.get<std::uint32_t>(shoff + 64ull * i)) ==
+        ".got.plt")
+      got_plt = shoff + 64ull * i;
+  REQUIRE(got_plt != 0);
+  BytesSource moved(cut.bytes, false);
+  std::uint64_t elsewhere = cut.get<std::uint64_t>(got_plt + 16) + 8;
+  std::memcpy(moved.bytes.data() + got_plt + 16, &elsewhere, 8);
+  CHECK(elf::check_load(cut.bytes, elf::em_x86_64, 4096, UINT64_MAX, 36, &moved).ok());
 }
