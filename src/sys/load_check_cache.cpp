@@ -257,7 +257,15 @@ void LoadCheckCache::join() {
   closing_ = false; // tasks added later start threads again
 }
 
-LoadCheckCache::~LoadCheckCache() { join(); }
+LoadCheckCache::~LoadCheckCache() {
+  // Dropped before save() (the run failed): the files no thread has begun
+  // are not checked for no one.
+  {
+    const std::lock_guard lock(queue_mutex_);
+    queue_.clear();
+  }
+  join();
+}
 
 void LoadCheckCache::save(const DiskFileView& files, std::vector<std::string>& warnings) {
   join();

@@ -62,6 +62,7 @@ public:
   // libraries, included) and rewrites the cache file.
   void save(const DiskFileView& files, std::vector<std::string>& warnings);
 
+  // Lets the threads finish the checks under way, drops those none has begun.
   ~LoadCheckCache() override;
   LoadCheckCache(const LoadCheckCache&) = delete;
   LoadCheckCache& operator=(const LoadCheckCache&) = delete;
