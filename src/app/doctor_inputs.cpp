@@ -3,10 +3,24 @@
 #include "app/activation.hpp"
 #include "sys/env_scan.hpp"
 #include "sys/machine.hpp"
+#include "sys/python_env.hpp"
+#include "sys/python_probe.hpp"
 #include "sys/repair_state.hpp"
 #include "sys/shell_environment.hpp"
 
 namespace condacuda::app {
+
+std::optional<frameworks::PythonView> python_view(const std::string& prefix) {
+  auto interpreter = sys::env_interpreter(prefix);
+  if (!interpreter) return std::nullopt;
+  frameworks::PythonView view;
+  view.interpreter = std::move(*interpreter);
+  view.launch = sys::this_shell_python(view.interpreter);
+  view.probe = std::make_shared<sys::DiskPathProbe>();
+  view.sys_path = python::build_sys_path(view.interpreter, view.launch, *view.probe);
+  view.variables = sys::recipe_variables();
+  return view;
+}
 
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,
                                            sys::DiskFileView& files, const sys::RepairState& state,
@@ -33,6 +47,7 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
         with_hook_folders(env.prefix, in.base_ld_library_path, state.hook_folders(), in.active_hook_entries);
   }
   in.host_program = sys::env_python(env.prefix);
+  if (in.host_program) in.python = python_view(env.prefix);
   in.foreign_hooks = sys::foreign_ld_library_path_hooks(env.prefix);
   auto driver = sys::node_driver_version();
   if (!driver) return driver.error();

@@ -21,6 +21,10 @@ struct InputHelpers {
   sys::ScannedFileHandler on_file;               // told of each shared object as the scan parses it
 };
 
+// The env's python as its frameworks' imports see it from this shell
+// (sys.path, the recipes' variables); nullopt when its version cannot be told.
+std::optional<frameworks::PythonView> python_view(const std::string& prefix);
+
 // `files` receives the mappings the env scan made, so nothing is mapped twice.
 // `state`: the env's repair state, read once by the caller (its hook and pins).
 Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const BaseLdLibraryPath& base,

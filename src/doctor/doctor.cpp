@@ -8,6 +8,7 @@
 #include "doctor/diagnose.hpp"
 #include "doctor/grouping.hpp"
 #include "doctor/import_order.hpp"
+#include "doctor/programs.hpp"
 
 namespace condacuda::doctor {
 
@@ -114,6 +115,8 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   report.findings = diagnose(report, files);
   for (auto& f : check_requirements(report, files)) report.findings.push_back(std::move(f));
   report.findings = group_by_cause(std::move(report.findings));
+  judge_programs(report, sim, host, files);
+  for (auto& f : outside_wheel_findings(in)) report.findings.push_back(std::move(f));
   if (!report.host_error) {
     // Roots that load alone but not after another one (one process, many imports).
     for (auto& f : import_order_findings(report, sim, host, files)) report.findings.push_back(std::move(f));

@@ -11,6 +11,7 @@
 #include "doctor/findings.hpp"
 #include "doctor/node_facts.hpp"
 #include "env/discovery.hpp"
+#include "frameworks/program.hpp"
 #include "inventory/inventory.hpp"
 #include "loader/simulator.hpp"
 
@@ -51,6 +52,9 @@ struct DoctorInputs {
     bool global = false;
   };
   std::vector<Import> imports;
+  // The env's python as its frameworks' imports see it (sys.path, the
+  // variables the recipes read): nullopt when the env has no python.
+  std::optional<frameworks::PythonView> python;
 };
 
 // One dlopen of the --imports sequence, as it went (doctor/import_order.hpp).
@@ -78,6 +82,17 @@ struct RootResult {
   std::string requirement;
   loader::LoadReport report;
   std::optional<ContextVerdict> not_activated; // in an activated report, when the contexts differ
+  // The framework imports that open this root and load (doctor/programs.hpp):
+  // a root that fails opened alone but loads in every program that opens it
+  // ("import torch (2.6.0)"). Empty when none does.
+  std::vector<std::string> covered_by;
+};
+
+// A framework's import as a program (frameworks/program.hpp), in this report's launch.
+struct ProgramReport {
+  frameworks::ProgramResult result;
+  std::optional<ContextVerdict> not_activated; // in an activated report, when the contexts differ
+  std::string label() const;     // "import torch (2.6.0)"
 };
 
 struct DoctorReport {
@@ -86,6 +101,8 @@ struct DoctorReport {
   std::optional<std::string> host_error; // the host itself could not start
   std::vector<RootResult> roots;
   std::vector<ImportOutcome> imports; // the --imports sequence, when given
+  std::vector<frameworks::InstalledFramework> frameworks; // what the env's python imports
+  std::vector<ProgramReport> programs; // one per framework, in that order
   std::vector<Finding> findings;
   // In an activated report whose not-activated context was judged too: that launch.
   struct NotActivatedLaunch {

@@ -37,6 +37,8 @@ inline constexpr const char* requirement_mismatch = "requirement-mismatch";
 inline constexpr const char* folders_before_hook = "folders-before-hook";
 inline constexpr const char* unusable_prefix = "unusable-prefix";
 inline constexpr const char* executable_stack = "executable-stack";
+inline constexpr const char* import_fails = "import-fails";
+inline constexpr const char* outside_wheel = "outside-wheel";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "report/info_report.hpp"
+#include "report/programs_report.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::report {
@@ -149,6 +150,8 @@ Json doctor_json(const doctor::DoctorReport& r) {
   j.set("healthy", r.healthy());
   j.set("roots", roots);
   j.set("imports", r.imports.empty() ? Json() : imports);
+  j.set("python", python_json(in));
+  j.set("programs", programs_json(r));
   j.set("pinned", strings(in.inventory.pinned));
   Json findings = Json::array();
   for (const auto& f : r.findings) findings.push(finding_json(f));
@@ -175,6 +178,7 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
     out += style.bold("pinned") + " " + std::to_string(in.inventory.pinned.size()) +
            " file(s) by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH): " +
            util::join(in.inventory.pinned, ", ") + "\n";
+  out += programs_text(r, style, verbose);
   int fails = 0;
   for (const auto& root : r.roots) fails += root.loads ? 0 : 1;
   int fails_unactivated = 0;

@@ -85,10 +85,8 @@ std::set<std::string> read_only_roots(const DiscoveryOptions& o) {
   return out;
 }
 
-// The home folder /etc/passwd gives this user, for a process without HOME.
-// Read as a file, not through getpwuid: NSS loads libnss_*.so modules, which
-// the static condacuda cannot (docs/portable.md); a directory service user
-// (sssd, LDAP) without HOME gets none, and discovery skips ~/.conda.
+} // namespace
+
 std::string passwd_home() {
   auto text = read_text_file("/etc/passwd", read_cap::passwd);
   if (!text) return {};
@@ -99,8 +97,6 @@ std::string passwd_home() {
   }
   return {};
 }
-
-} // namespace
 
 DiscoveryOptions process_discovery_options() {
   DiscoveryOptions o;

@@ -20,6 +20,12 @@ struct DiscoveryOptions {
   env::SystemConfig system = env::SystemConfig::include; // /etc/conda, /var/lib/conda
 };
 
+// The home folder /etc/passwd gives this user, for a process without HOME.
+// Read as a file, not through getpwuid: NSS loads libnss_*.so modules, which
+// the static condacuda cannot (docs/portable.md); a directory service user
+// (sssd, LDAP) without HOME gets none ("").
+std::string passwd_home();
+
 // The running process's options: environ, $HOME (else the passwd entry's home
 // directory), getcwd() (else $PWD, else "/"), system condarc files included.
 DiscoveryOptions process_discovery_options();

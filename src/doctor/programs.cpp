@@ -1,0 +1,244 @@
+#include "doctor/programs.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "frameworks/recipes.hpp"
+#include "python/modules.hpp"
+#include "util/path.hpp"
+#include "util/strings.hpp"
+
+namespace condacuda::doctor {
+
+std::string program_label(const frameworks::ProgramResult& result) {
+  const auto& fw = result.framework;
+  std::string what = fw.distribution.empty() || fw.distribution == fw.framework->name ? fw.version
+                                                                                      : fw.distribution + " " + fw.version;
+  return fw.framework->statement + (what.empty() ? "" : " (" + what + ")");
+}
+
+std::string ProgramReport::label() const { return program_label(result); }
+
+namespace {
+using Identity = std::pair<std::uint64_t, std::uint64_t>;
+
+std::optional<Identity> identity(loader::FileSystemView& files, const std::string& path) {
+  const auto& opened = files.open_verify(path);
+  if (!opened.opened()) return std::nullopt;
+  return Identity{opened.dev, opened.ino};
+}
+
+bool outside_env(const std::string& path, const std::string& prefix) {
+  return !(path == prefix || path.starts_with(prefix + "/"));
+}
+
+// The wheel whose RECORD lists `file` (relative to the site folder `site`): "name version".
+std::string owner_wheel(const std::string& site, const std::string& file, python::PathProbe& probe, std::string* name = nullptr) {
+  for (const auto& entry : probe.list(site)) {
+    if (!entry.ends_with(".dist-info")) continue;
+    auto record = probe.read_text(site + "/" + entry + "/RECORD");
+    if (!record || !util::contains(*record, file + ",")) continue;
+    auto meta = probe.read_text(site + "/" + entry + "/METADATA");
+    if (!meta) continue;
+    auto m = inventory::parse_metadata(*meta);
+    if (name) *name = m.name;
+    return m.name + " " + m.version;
+  }
+  return {};
+}
+
+// The open that brought in the copy the program's error is about: the file
+// the error says should have provided the symbol or version, else the
+// failing preload itself.
+const frameworks::ProgramOpen* cause_of(const frameworks::ProgramResult& r, const std::string& cwd) {
+  if (r.load_error && !r.load_error->library.empty()) {
+    const std::string want = util::lexically_normal(python::abspath(r.load_error->library, cwd));
+    for (const auto& o : r.opens)
+      if (o.ok && util::lexically_normal(python::abspath(o.path, cwd)) == want) return &o;
+  }
+  if (!r.opens.empty() && !r.opens.back().ok && !r.opens.back().entry.empty()) return &r.opens.back();
+  return nullptr;
+}
+
+// The fix for a copy a preload took from a sys.path folder outside the env.
+std::string outside_fix(const frameworks::ProgramOpen& cause, const frameworks::PythonView& view, const std::string& cwd) {
+  const auto entry = std::find_if(view.sys_path.begin(), view.sys_path.end(),
+                                  [&](const python::SysPathEntry& e) { return e.path == cause.entry; });
+  const std::string site = entry == view.sys_path.end() ? cause.entry : entry->folder(cwd);
+  const std::string abs = python::abspath(cause.path, cwd);
+  std::string dist;
+  const std::string owner = abs.starts_with(site + "/") ? owner_wheel(site, abs.substr(site.size() + 1), *view.probe, &dist) : "";
+  const std::string wheel = dist.empty() ? "the wheel that installed " + abs : dist;
+  switch (cause.origin) {
+  case python::PathOrigin::user_site: return "pip uninstall --user " + (dist.empty() ? std::string("<" + wheel + ">") : dist);
+  case python::PathOrigin::pythonpath: return "remove '" + cause.entry + "' from PYTHONPATH (or `pip uninstall " + wheel + "` there)";
+  case python::PathOrigin::pth:
+    return "remove the line that adds '" + cause.entry + "' from " + (entry == view.sys_path.end() ? "its .pth file" : entry->pth_file);
+  case python::PathOrigin::script_dir: return "start python from another folder: the working directory '" + cwd + "' holds " + abs;
+  case python::PathOrigin::system_site:
+    return "uninstall " + wheel + " from the base interpreter's site-packages, or set include-system-site-packages = false in pyvenv.cfg";
+  default: return "";
+  }
+}
+
+Finding import_fails_finding(const ProgramReport& p, const DoctorInputs& in) {
+  const auto& r = p.result;
+  const auto& fw = r.framework;
+  const std::string cwd = in.python->launch.cwd;
+  Finding f;
+  f.code = code::import_fails;
+  f.severity = Severity::error;
+  f.title = p.label() + (r.verdict == frameworks::Verdict::cpu_fallback ? " falls back to the CPU" : " fails");
+  f.first_error = r.error_text();
+  f.resolved = r.failing_object;
+  if (r.load_error) {
+    f.library = r.load_error->library.empty() ? r.load_error->name : util::base_name(r.load_error->library);
+    if (r.load_error->kind == loader::ErrorKind::undefined_symbol) f.symbols = r.load_error->name;
+    f.version = r.load_error->version;
+  }
+  f.evidence.push_back(fw.framework->name + " " + fw.version + " imports as recipe " + fw.recipe->id + " (" + fw.recipe->source +
+                       (fw.recipe->inferred ? "; inferred from the PRs" : "") + ")");
+  const auto* cause = cause_of(r, cwd);
+  for (const auto& o : r.opens) {
+    if (!o.ok && !o.swallowed) continue;
+    if (o.entry.empty() || !outside_env(python::abspath(o.path, cwd), in.env.prefix)) continue;
+    f.evidence.push_back("it preloads " + python::abspath(o.path, cwd) + " from sys.path entry '" + o.entry + "' (" +
+                         python::to_string(o.origin) + "), which comes before the env's site-packages");
+  }
+  if (cause && outside_env(python::abspath(cause->path, cwd), in.env.prefix)) {
+    f.expected = cause->library;
+    f.fix = outside_fix(*cause, *in.python, cwd);
+    f.evidence.push_back("the soname is then loaded: the env's own copy is never opened, so no repair, pin or LD_LIBRARY_PATH "
+                         "change of the env helps");
+  }
+  if (f.fix.empty())
+    f.fix = "see the error: " + fw.framework->name + "'s own import opens these files in this order; make the file it names "
+            "load (the findings above say what the loader finds)";
+  for (const auto& o : r.opens)
+    if (!o.ok && !o.swallowed) f.affects.push_back(o.path);
+  return f;
+}
+
+// Whether an error finding of the roots explains a failing program: it
+// affects the root whose file the program's error names, or one that fails
+// with the same text.
+bool explained(const frameworks::ProgramResult& r, const DoctorReport& report, loader::FileSystemView& files) {
+  const auto failing = r.failing_object.empty() ? std::nullopt : identity(files, r.failing_object);
+  for (const auto& f : report.findings) {
+    if (f.severity != Severity::error || f.code == code::import_fails) continue;
+    for (const auto& affected : f.affects)
+      for (const auto& root : report.roots) {
+        if (root.file != affected) continue;
+        if (root.first_error == r.message) return true;
+        if (failing && identity(files, report.inputs.env.prefix + "/" + root.file) == failing) return true;
+      }
+  }
+  return false;
+}
+
+void mark_covered_roots(DoctorReport& report, loader::FileSystemView& files) {
+  for (auto& root : report.roots) {
+    if (root.loads) continue;
+    auto id = identity(files, report.inputs.env.prefix + "/" + root.file);
+    if (!id) continue;
+    std::vector<std::string> openers;
+    bool all_load = true;
+    for (const auto& p : report.programs) {
+      if (p.result.verdict == frameworks::Verdict::unmodelled || !p.result.touched.count(*id)) continue;
+      openers.push_back(p.label());
+      all_load &= p.result.ok();
+    }
+    if (all_load) root.covered_by = std::move(openers);
+  }
+}
+
+// A finding every affected root of which is covered is met only by a
+// process that opens those roots without importing the framework first.
+void lower_covered_findings(DoctorReport& report) {
+  std::map<std::string, const RootResult*> by_file;
+  for (const auto& root : report.roots) by_file[root.file] = &root;
+  for (auto& f : report.findings) {
+    if (f.severity != Severity::error || f.affects.empty()) continue;
+    std::set<std::string> programs;
+    bool covered = true;
+    for (const auto& a : f.affects) {
+      auto it = by_file.find(a);
+      if (it == by_file.end() || it->second->covered_by.empty()) {
+        covered = false;
+        break;
+      }
+      programs.insert(it->second->covered_by.begin(), it->second->covered_by.end());
+    }
+    if (!covered) continue;
+    f.severity = Severity::warning;
+    for (auto& part : f.parts) part.severity = Severity::warning;
+    f.evidence.insert(f.evidence.begin(), "only a process that opens " + util::base_name(f.affects.front()) +
+                                              " without importing the framework first meets this: " +
+                                              util::join({programs.begin(), programs.end()}, ", ") + " loads it");
+  }
+}
+} // namespace
+
+std::vector<Finding> outside_wheel_findings(const DoctorInputs& in) {
+  std::vector<Finding> out;
+  if (!in.python) return out;
+  const auto& view = *in.python;
+  python::PathProbe& probe = *view.probe;
+  const std::string& cwd = view.launch.cwd;
+  bool env_site_seen = false;
+  std::set<std::string> seen_folders;
+  for (const auto& e : view.sys_path) {
+    const std::string folder = e.folder(cwd);
+    if (!outside_env(folder, in.env.prefix)) {
+      env_site_seen |= e.origin == python::PathOrigin::env_site;
+      continue;
+    }
+    if (!seen_folders.insert(folder).second || !probe.is_dir(folder + "/nvidia")) continue;
+    for (const auto& component : probe.list(folder + "/nvidia")) {
+      const std::string rel_dir = "nvidia/" + component + "/lib";
+      for (const auto& name : probe.list(folder + "/" + rel_dir)) {
+        const auto* mine = in.inventory.find_by_soname(name);
+        if (!mine || mine->version.empty()) continue;
+        std::string dist;
+        const std::string owner = owner_wheel(folder, rel_dir + "/" + name, probe, &dist);
+        const std::string version = owner.empty() ? "" : owner.substr(owner.rfind(' ') + 1);
+        if (version.empty() || version == mine->version) continue;
+        Finding f;
+        f.code = code::outside_wheel;
+        f.severity = Severity::warning;
+        f.library = name;
+        f.resolved = folder + "/" + rel_dir + "/" + name;
+        f.via_entry = e.path;
+        f.expected = mine->file;
+        f.expected_package = mine->package + " " + mine->version;
+        f.title = owner + " in " + python::to_string(e.origin) + " (" + folder + ") differs from the env's " + mine->package + " " +
+                  mine->version;
+        f.evidence.push_back("sys.path has '" + e.path + "' " + (env_site_seen ? "after" : "before") +
+                             " the env's site-packages; torch's preloads take the first sys.path folder with nvidia/*/lib/" + name);
+        frameworks::ProgramOpen cause;
+        cause.path = f.resolved;
+        cause.entry = e.path;
+        cause.origin = e.origin;
+        f.fix = outside_fix(cause, view, cwd);
+        out.push_back(std::move(f));
+      }
+    }
+  }
+  return out;
+}
+
+void judge_programs(DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files) {
+  const auto& in = report.inputs;
+  if (!in.python || report.host_error) return;
+  const auto& book = frameworks::embedded_recipes();
+  report.frameworks = frameworks::find_frameworks(book, *in.python);
+  for (const auto& fw : report.frameworks) report.programs.push_back({frameworks::run_program(fw, book, *in.python, sim, host, files), {}});
+  if (report.programs.empty()) return;
+  mark_covered_roots(report, files);
+  lower_covered_findings(report);
+  for (const auto& p : report.programs)
+    if (!p.result.ok() && !explained(p.result, report, files)) report.findings.push_back(import_fails_finding(p, in));
+}
+
+} // namespace condacuda::doctor
