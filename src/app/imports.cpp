@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "frameworks/recipes.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::app {
@@ -49,9 +50,14 @@ Result<std::vector<doctor::DoctorInputs::Import>> resolve_imports(const std::vec
   for (std::string item : items) {
     const bool global = item.starts_with("global:");
     if (global) item = item.substr(7);
+    // A framework of the recipe book: its import as its recipe runs (frameworks/program.hpp).
+    if (!global && frameworks::embedded_recipes().find(item)) {
+      out.push_back({"", false, item});
+      continue;
+    }
     auto file = file_of(item, prefix, site_packages);
     if (!file) return file.error();
-    out.push_back({*file, global});
+    out.push_back({*file, global, ""});
   }
   return out;
 }

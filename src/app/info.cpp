@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "app/doctor_inputs.hpp"
 #include "repair/hooks.hpp"
 
 #include "sys/env_discovery.hpp"
@@ -11,13 +12,19 @@
 
 namespace condacuda::app {
 
-Result<inventory::Inventory> info(const env::EnvRecord& env) {
+Result<EnvInfo> info(const env::EnvRecord& env) {
   auto snapshot = sys::scan_env(env.prefix);
   if (!snapshot) return snapshot.error();
-  auto inv = inventory::build_inventory(*snapshot);
-  inv.pinned = sys::read_repair_state(env.prefix).pinned();
-  sys::add_gpu_code(inv, env.prefix);
-  return inv;
+  EnvInfo out;
+  out.inventory = inventory::build_inventory(*snapshot);
+  out.inventory.pinned = sys::read_repair_state(env.prefix).pinned();
+  sys::add_gpu_code(out.inventory, env.prefix);
+  if (sys::env_python(env.prefix))
+    if (auto view = python_view(out.inventory.prefix)) {
+      out.frameworks = frameworks::find_frameworks(frameworks::embedded_recipes(), *view);
+      out.outside = frameworks::nvidia_libraries_outside(*view, out.inventory.prefix);
+    }
+  return out;
 }
 
 namespace {

@@ -5,13 +5,23 @@
 #include <vector>
 
 #include "env/discovery.hpp"
+#include "frameworks/installed.hpp"
 #include "inventory/inventory.hpp"
 #include "util/result.hpp"
 
 namespace condacuda::app {
 
+struct EnvInfo {
+  inventory::Inventory inventory;
+  // The frameworks the env's python imports (from this shell), each with the
+  // recipe doctor judges its import by; none when the env has no python.
+  std::vector<frameworks::InstalledFramework> frameworks;
+  // NVIDIA libraries in sys.path folders outside the env (the user site, PYTHONPATH).
+  std::vector<frameworks::SysPathLibrary> outside;
+};
+
 // Errors: the prefix cannot be read at all.
-Result<inventory::Inventory> info(const env::EnvRecord& env);
+Result<EnvInfo> info(const env::EnvRecord& env);
 
 struct ListedEnv {
   env::EnvRecord env;

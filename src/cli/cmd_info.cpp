@@ -17,9 +17,9 @@ Command add_info(CLI::App& root) {
   return {sub, [args] {
             auto env = choose_env(args->env, args->out);
             if (!env) return int(exit_bad_input);
-            auto inv = app::info(*env);
-            if (!inv) return fail(inv.error(), args->out);
-            return emit_result(args->out, report::info_rendering(*env, *inv), exit_ok);
+            auto info = app::info(*env);
+            if (!info) return fail(info.error(), args->out);
+            return emit_result(args->out, report::info_rendering(*env, *info), exit_ok);
           }};
 }
 

@@ -35,18 +35,38 @@ Finding not_activated_finding(Severity severity, const std::optional<std::string
   f.fix = pin_fix;
   return f;
 }
+// "2 root(s) ...", or "import torch (2.6.0) and 2 root(s) ...".
+std::string launches_title(const std::vector<std::string>& programs, std::size_t roots, const std::string& what) {
+  if (programs.empty()) return std::to_string(roots) + " root(s) " + what;
+  std::string t;
+  for (std::size_t i = 0; i < programs.size(); ++i) t += (i ? ", " : "") + programs[i];
+  return t + (roots ? " and " + std::to_string(roots) + " root(s) " : " ") + what;
+}
 } // namespace
 
 void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) {
   report.not_activated = DoctorReport::NotActivatedLaunch{not_activated.inputs.config.ld_library_path};
   Finding f = not_activated_finding(Severity::warning, not_activated.inputs.config.ld_library_path);
+  std::vector<std::string> programs;
   for (std::size_t i = 0; i < report.roots.size() && i < not_activated.roots.size(); ++i) {
     auto& root = report.roots[i];
     const auto& other = not_activated.roots[i];
     root.not_activated = ContextVerdict{other.loads, other.first_error};
-    if (root.loads && !other.loads) {
+    // A root that fails alone but loads in every program that opens it there is no launch failure.
+    if (root.loads && !other.loads && other.covered_by.empty()) {
       f.affects.push_back(root.file);
       if (f.first_error.empty()) f.first_error = other.first_error;
+    }
+  }
+  // The programs (the same frameworks in the same order: sys.path does not change with activation).
+  for (std::size_t i = 0; i < report.programs.size() && i < not_activated.programs.size(); ++i) {
+    auto& program = report.programs[i];
+    const auto& other = not_activated.programs[i].result;
+    program.not_activated = ContextVerdict{other.ok(), other.ok() ? "" : other.error_text()};
+    if (program.result.ok() && !other.ok()) {
+      programs.push_back(program.label());
+      f.affects.push_back(program.label());
+      if (f.first_error.empty()) f.first_error = other.error_text();
     }
   }
   // Import orders that fail only without activation: warnings, like the roots above.
@@ -70,7 +90,7 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
     report.findings.push_back(std::move(w));
   }
   if (f.affects.empty()) return;
-  f.title = std::to_string(f.affects.size()) + " root(s) load only when the env is activated";
+  f.title = launches_title(programs, f.affects.size() - programs.size(), "load only when the env is activated");
   report.findings.push_back(std::move(f));
 }
 
@@ -92,12 +112,19 @@ Finding folders_before_hook_finding(const std::vector<std::string>& in_front, co
 void mark_not_activated(DoctorReport& report) {
   Finding f = not_activated_finding(Severity::error, report.inputs.config.ld_library_path);
   for (const auto& root : report.roots)
-    if (!root.loads) {
+    if (!root.loads && root.covered_by.empty()) {
       f.affects.push_back(root.file);
       if (f.first_error.empty()) f.first_error = root.first_error;
     }
+  std::vector<std::string> programs;
+  for (const auto& program : report.programs)
+    if (!program.result.ok()) {
+      programs.push_back(program.label());
+      f.affects.push_back(program.label());
+      if (f.first_error.empty()) f.first_error = program.result.error_text();
+    }
   if (f.affects.empty()) return;
-  f.title = std::to_string(f.affects.size()) + " root(s) fail when the env is launched without activation";
+  f.title = launches_title(programs, f.affects.size() - programs.size(), "fail when the env is launched without activation");
   report.findings.push_back(std::move(f));
 }
 

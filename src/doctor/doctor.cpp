@@ -62,6 +62,8 @@ void assume_interpreter(loader::LoadReport& report) {
 void run_imports(DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files) {
   const DoctorInputs& in = report.inputs;
   if (in.imports.empty()) return;
+  if (std::any_of(in.imports.begin(), in.imports.end(), [](const DoctorInputs::Import& i) { return !i.framework.empty(); }))
+    return run_program_sequence(report, sim, host, files);
   std::vector<ImportStep> steps;
   for (const auto& i : in.imports)
     steps.push_back({i.file, i.global ? loader::Visibility::global : loader::Visibility::local});

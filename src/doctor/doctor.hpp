@@ -50,6 +50,7 @@ struct DoctorInputs {
   struct Import {
     std::string file;
     bool global = false;
+    std::string framework; // a framework's import run as its recipe says ("torch"); `file` is then ""
   };
   std::vector<Import> imports;
   // The env's python as its frameworks' imports see it (sys.path, the

@@ -183,7 +183,11 @@ std::vector<SequenceStep> simulate_sequence(loader::Simulator& sim, const loader
                                             loader::FileSystemView& files) {
   std::vector<SequenceStep> out;
   Sequence seq = start(host);
-  for (const auto& step : steps) out.push_back(next_step(sim, host, seq, step, prefix, files, nullptr));
+  for (const auto& step : steps) {
+    out.push_back(next_step(sim, host, seq, step, prefix, files, nullptr));
+    // ALONE is the step in a fresh process, whatever it did in this one.
+    if (out.back().loads) out.back().loads_alone = sim.trial_dlopen(host, step.file, loader::Binding::now).ok;
+  }
   return out;
 }
 

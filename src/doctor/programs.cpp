@@ -33,21 +33,6 @@ bool outside_env(const std::string& path, const std::string& prefix) {
   return !(path == prefix || path.starts_with(prefix + "/"));
 }
 
-// The wheel whose RECORD lists `file` (relative to the site folder `site`): "name version".
-std::string owner_wheel(const std::string& site, const std::string& file, python::PathProbe& probe, std::string* name = nullptr) {
-  for (const auto& entry : probe.list(site)) {
-    if (!entry.ends_with(".dist-info")) continue;
-    auto record = probe.read_text(site + "/" + entry + "/RECORD");
-    if (!record || !util::contains(*record, file + ",")) continue;
-    auto meta = probe.read_text(site + "/" + entry + "/METADATA");
-    if (!meta) continue;
-    auto m = inventory::parse_metadata(*meta);
-    if (name) *name = m.name;
-    return m.name + " " + m.version;
-  }
-  return {};
-}
-
 // The open that brought in the copy the program's error is about: the file
 // the error says should have provided the symbol or version, else the
 // failing preload itself.
@@ -67,8 +52,7 @@ std::string outside_fix(const frameworks::ProgramOpen& cause, const frameworks::
                                   [&](const python::SysPathEntry& e) { return e.path == cause.entry; });
   const std::string site = entry == view.sys_path.end() ? cause.entry : entry->folder(cwd);
   const std::string abs = python::abspath(cause.path, cwd);
-  std::string dist;
-  const std::string owner = abs.starts_with(site + "/") ? owner_wheel(site, abs.substr(site.size() + 1), *view.probe, &dist) : "";
+  const std::string dist = abs.starts_with(site + "/") ? frameworks::owner_wheel(site, abs.substr(site.size() + 1), *view.probe).first : "";
   const std::string wheel = dist.empty() ? "the wheel that installed " + abs : dist;
   switch (cause.origin) {
   case python::PathOrigin::user_site: return "pip uninstall --user " + (dist.empty() ? std::string("<" + wheel + ">") : dist);
@@ -183,49 +167,77 @@ void lower_covered_findings(DoctorReport& report) {
 std::vector<Finding> outside_wheel_findings(const DoctorInputs& in) {
   std::vector<Finding> out;
   if (!in.python) return out;
-  const auto& view = *in.python;
-  python::PathProbe& probe = *view.probe;
-  const std::string& cwd = view.launch.cwd;
-  bool env_site_seen = false;
-  std::set<std::string> seen_folders;
-  for (const auto& e : view.sys_path) {
-    const std::string folder = e.folder(cwd);
-    if (!outside_env(folder, in.env.prefix)) {
-      env_site_seen |= e.origin == python::PathOrigin::env_site;
-      continue;
-    }
-    if (!seen_folders.insert(folder).second || !probe.is_dir(folder + "/nvidia")) continue;
-    for (const auto& component : probe.list(folder + "/nvidia")) {
-      const std::string rel_dir = "nvidia/" + component + "/lib";
-      for (const auto& name : probe.list(folder + "/" + rel_dir)) {
-        const auto* mine = in.inventory.find_by_soname(name);
-        if (!mine || mine->version.empty()) continue;
-        std::string dist;
-        const std::string owner = owner_wheel(folder, rel_dir + "/" + name, probe, &dist);
-        const std::string version = owner.empty() ? "" : owner.substr(owner.rfind(' ') + 1);
-        if (version.empty() || version == mine->version) continue;
-        Finding f;
-        f.code = code::outside_wheel;
-        f.severity = Severity::warning;
-        f.library = name;
-        f.resolved = folder + "/" + rel_dir + "/" + name;
-        f.via_entry = e.path;
-        f.expected = mine->file;
-        f.expected_package = mine->package + " " + mine->version;
-        f.title = owner + " in " + python::to_string(e.origin) + " (" + folder + ") differs from the env's " + mine->package + " " +
-                  mine->version;
-        f.evidence.push_back("sys.path has '" + e.path + "' " + (env_site_seen ? "after" : "before") +
-                             " the env's site-packages; torch's preloads take the first sys.path folder with nvidia/*/lib/" + name);
-        frameworks::ProgramOpen cause;
-        cause.path = f.resolved;
-        cause.entry = e.path;
-        cause.origin = e.origin;
-        f.fix = outside_fix(cause, view, cwd);
-        out.push_back(std::move(f));
-      }
-    }
+  for (const auto& lib : frameworks::nvidia_libraries_outside(*in.python, in.env.prefix)) {
+    const std::string name = util::base_name(lib.file);
+    const auto* mine = in.inventory.find_by_soname(name);
+    if (!mine || mine->version.empty() || lib.version.empty() || lib.version == mine->version) continue;
+    Finding f;
+    f.code = code::outside_wheel;
+    f.severity = Severity::warning;
+    f.library = name;
+    f.resolved = lib.site + "/" + lib.file;
+    f.via_entry = lib.entry;
+    f.expected = mine->file;
+    f.expected_package = mine->package + " " + mine->version;
+    f.title = lib.wheel + " " + lib.version + " in " + python::to_string(lib.origin) + " (" + lib.site + ") differs from the env's " +
+              mine->package + " " + mine->version;
+    f.evidence.push_back("sys.path has '" + lib.entry + "' " + (lib.before_env_site ? "before" : "after") +
+                         " the env's site-packages; torch's preloads take the first sys.path folder with nvidia/*/lib/" + name);
+    frameworks::ProgramOpen cause;
+    cause.path = f.resolved;
+    cause.entry = lib.entry;
+    cause.origin = lib.origin;
+    f.fix = outside_fix(cause, *in.python, in.python->launch.cwd);
+    out.push_back(std::move(f));
   }
   return out;
+}
+
+void run_program_sequence(DoctorReport& report, loader::Simulator& sim, const loader::Process& host,
+                          loader::FileSystemView& files) {
+  const DoctorInputs& in = report.inputs;
+  const auto& book = frameworks::embedded_recipes();
+  loader::Process process = host;
+  std::vector<std::string> before;
+  for (const auto& item : in.imports) {
+    ImportOutcome out;
+    if (item.framework.empty()) {
+      out.file = item.file.starts_with(in.env.prefix + "/") ? item.file.substr(in.env.prefix.size() + 1) : item.file;
+      out.global = item.global;
+      auto r = sim.dlopen(process, item.file, loader::Binding::now, item.global ? loader::Visibility::global : loader::Visibility::local);
+      out.loads = r.ok;
+      if (!r.ok) out.first_error = r.first->kind == loader::ErrorKind::assertion ? r.first->text : r.first->message();
+      out.loads_alone = sim.trial_dlopen(host, item.file, loader::Binding::now).ok;
+    } else {
+      auto program = std::find_if(report.programs.begin(), report.programs.end(),
+                                  [&](const ProgramReport& p) { return p.result.framework.framework->name == item.framework; });
+      if (program == report.programs.end()) {
+        out.file = item.framework;
+        out.loads = out.loads_alone = false;
+        out.first_error = "ModuleNotFoundError: No module named '" + item.framework + "' (not on the env's python's sys.path)";
+      } else {
+        auto r = frameworks::run_program(program->result.framework, book, *in.python, sim, host, files, &process);
+        out.file = program->label();
+        out.loads = r.ok();
+        out.first_error = r.ok() ? "" : r.error_text();
+        out.loads_alone = program->result.ok();
+      }
+    }
+    if (!out.loads && out.loads_alone && !before.empty()) {
+      Finding f;
+      f.code = code::import_order;
+      f.severity = Severity::error;
+      f.title = "importing " + util::join(before, ", then ") + " then " + out.file + " fails: " + out.file + " alone loads";
+      f.first_error = out.first_error;
+      f.affects = before;
+      f.affects.push_back(out.file);
+      f.evidence.push_back("a process keeps one copy of each soname: whoever loads it first decides the copy every later import binds to");
+      f.fix = "import " + out.file + " first, or give the env one copy of each library the error names (`condacuda repair`)";
+      report.findings.push_back(std::move(f));
+    }
+    before.push_back(out.file);
+    report.imports.push_back(std::move(out));
+  }
 }
 
 void judge_programs(DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files) {

@@ -13,6 +13,14 @@ namespace condacuda::doctor {
 
 void judge_programs(DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files);
 
+// doctor --imports with a framework among the items ("torch,demotorch._C"):
+// each item in order in one process, a framework as its recipe runs
+// (what it loaded stays, as in Python), a file by dlopen; ALONE is the item
+// in a fresh process. A step that fails only after earlier ones is an
+// import-order finding.
+void run_program_sequence(DoctorReport& report, loader::Simulator& sim, const loader::Process& host,
+                          loader::FileSystemView& files);
+
 // The program's lines for people: "import torch (2.6.0)".
 std::string program_label(const frameworks::ProgramResult& result);
 

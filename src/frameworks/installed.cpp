@@ -1,5 +1,8 @@
 #include "frameworks/installed.hpp"
 
+#include <algorithm>
+#include <tuple>
+
 #include "inventory/records.hpp"
 #include "python/modules.hpp"
 #include "util/json.hpp"
@@ -70,6 +73,49 @@ std::optional<CupyWheel> parse_cupy_wheel(const std::string& json_text) {
     }
   }
   return w;
+}
+
+std::pair<std::string, std::string> owner_wheel(const std::string& site, const std::string& file, python::PathProbe& probe) {
+  for (const auto& entry : probe.list(site)) {
+    if (!entry.ends_with(".dist-info")) continue;
+    auto record = probe.read_text(site + "/" + entry + "/RECORD");
+    if (!record) continue;
+    bool listed = false;
+    std::string_view text = *record;
+    while (!text.empty() && !listed) listed = util::next_line(text).starts_with(file + ",");
+    if (!listed) continue;
+    auto meta = probe.read_text(site + "/" + entry + "/METADATA");
+    if (!meta) continue;
+    auto m = inventory::parse_metadata(*meta);
+    return {m.name, m.version};
+  }
+  return {};
+}
+
+std::vector<SysPathLibrary> nvidia_libraries_outside(const PythonView& view, const std::string& prefix) {
+  std::vector<SysPathLibrary> out;
+  python::PathProbe& probe = *view.probe;
+  bool env_site_seen = false;
+  std::vector<std::string> seen;
+  for (const auto& e : view.sys_path) {
+    const std::string site = e.folder(view.launch.cwd);
+    if (site == prefix || site.starts_with(prefix + "/")) {
+      env_site_seen |= e.origin == python::PathOrigin::env_site;
+      continue;
+    }
+    if (std::find(seen.begin(), seen.end(), site) != seen.end() || !probe.is_dir(site + "/nvidia")) continue;
+    seen.push_back(site);
+    for (const auto& component : probe.list(site + "/nvidia")) {
+      const std::string dir = "nvidia/" + component + "/lib";
+      for (const auto& name : probe.list(site + "/" + dir)) {
+        if (!name.starts_with("lib") || name.find(".so") == std::string::npos) continue;
+        SysPathLibrary lib{e.path, e.origin, site, dir + "/" + name, "", "", !env_site_seen};
+        std::tie(lib.wheel, lib.version) = owner_wheel(site, lib.file, probe);
+        out.push_back(std::move(lib));
+      }
+    }
+  }
+  return out;
 }
 
 namespace {

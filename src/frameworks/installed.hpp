@@ -58,6 +58,22 @@ struct InstalledFramework {
 // sys.path entry that has its module (a JAX plugin once per CUDA major).
 std::vector<InstalledFramework> find_frameworks(const RecipeBook& book, const PythonView& view);
 
+// An NVIDIA library in nvidia/<component>/lib of a sys.path folder outside
+// the env (the user site, a PYTHONPATH folder, a .pth's folder), with the
+// wheel whose RECORD lists it.
+struct SysPathLibrary {
+  std::string entry;  // the sys.path entry as written
+  python::PathOrigin origin = python::PathOrigin::user_site;
+  std::string site;   // its folder, absolute
+  std::string file;   // relative to `site` ("nvidia/nvjitlink/lib/libnvJitLink.so.12")
+  std::string wheel, version; // "" when no RECORD lists it
+  bool before_env_site = true; // on sys.path before the env's site-packages
+};
+std::vector<SysPathLibrary> nvidia_libraries_outside(const PythonView& view, const std::string& prefix);
+
+// The wheel whose RECORD lists `file` (relative to the site folder `site`): its Name and Version.
+std::pair<std::string, std::string> owner_wheel(const std::string& site, const std::string& file, python::PathProbe& probe);
+
 // The dist-info of distribution `names` (PEP 503) in `folder`: its version, "" when none.
 std::string dist_version_in(const std::string& folder, const std::vector<std::string>& names, python::PathProbe& probe,
                             std::string* found_name = nullptr);

@@ -130,14 +130,15 @@ void Runner::cupy_fallback(const std::string& lib, const CupyWheel::Preload& pre
 }
 
 ProgramResult run_program(const InstalledFramework& fw, const RecipeBook& book, const PythonView& view,
-                          loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files) {
+                          loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files,
+                          loader::Process* process) {
   ProgramResult out;
   out.framework = fw;
   if (!fw.recipe) {
     out.verdict = Verdict::unmodelled;
     return out;
   }
-  Runner runner(fw, book, view, sim, host, files, out);
+  Runner runner(fw, book, view, sim, process ? *process : host, files, out);
   runner.import_ctypes();
   if (auto err = runner.run(fw.recipe->steps, nullptr)) {
     out.verdict = fw.framework->failure == FailureMeans::cpu_fallback ? Verdict::cpu_fallback : Verdict::fails;
@@ -146,6 +147,7 @@ ProgramResult run_program(const InstalledFramework& fw, const RecipeBook& book, 
     out.load_error = err->load;
     out.failing_object = err->failing_object;
   }
+  if (process) *process = runner.process();
   return out;
 }
 

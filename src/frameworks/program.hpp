@@ -56,7 +56,11 @@ struct ProgramResult {
 
 // Runs `fw`'s recipe (fw.recipe must be set) after `import ctypes` in a copy
 // of `host`, the env's python as the loader model started it.
+// With `process`, the program runs in it instead and leaves it as the real
+// one would (what loaded stays loaded, also after a failure): a sequence of
+// imports in one process (doctor --imports).
 ProgramResult run_program(const InstalledFramework& fw, const RecipeBook& book, const PythonView& view,
-                          loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files);
+                          loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files,
+                          loader::Process* process = nullptr);
 
 } // namespace condacuda::frameworks

@@ -30,6 +30,7 @@ public:
   // cuda-pathfinder's load_nvidia_dynamic_lib (pathfinder.cpp): nullopt
   // when loaded, else the error (DynamicLibNotFoundError or RuntimeError).
   std::optional<PyError> pathfinder_load(const std::string& lib, int depth = 0);
+  const loader::Process& process() const { return proc_; }
 
 private:
   std::optional<PyError> step(const Step& s, const PyError* handling);

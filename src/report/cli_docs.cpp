@@ -468,6 +468,13 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::import_order_skipped, "info",
        "the import-order pass reached its cap of simulated orders (4096; one per pair of classes of roots that load alike): "
        "how many orders of which roots were not judged"},
+      {doctor::code::import_fails, "error",
+       "a framework's import (import torch, jax.devices(), import cupy), run as its release's recipe runs it, fails where no "
+       "library finding explains it (a preload took an older copy from the user site or PYTHONPATH): the recipe, what it "
+       "preloaded from where, the error, and the fix that changes it (pip uninstall --user, the PYTHONPATH entry to drop)"},
+      {doctor::code::outside_wheel, "warning",
+       "an NVIDIA wheel in a sys.path folder outside the env (the user site, PYTHONPATH) holds another version of a library the "
+       "env has: where it is on sys.path, and how to remove it"},
       {doctor::code::shadowed, "warning", "a library the env has is taken from outside it"},
       {doctor::code::empty_path_entry, "warning", "LD_LIBRARY_PATH has an empty entry (the current directory)"},
       {doctor::code::unusable_prefix, "warning",

@@ -64,7 +64,41 @@ std::string package_label(const std::string& manager, const std::string& name, c
 }
 } // namespace
 
-Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv) {
+Json frameworks_json(const app::EnvInfo& info) {
+  Json a = Json::array();
+  for (const auto& fw : info.frameworks) {
+    Json j = Json::object();
+    j.set("framework", fw.framework->name);
+    j.set("distribution", fw.distribution.empty() ? Json() : Json(fw.distribution));
+    j.set("version", fw.version.empty() ? Json() : Json(fw.version));
+    j.set("cuda_major", fw.cuda_major >= 0 ? Json(fw.cuda_major) : Json());
+    j.set("location", fw.package_dir);
+    j.set("origin", python::to_string(fw.origin));
+    j.set("recipe", fw.recipe ? Json(fw.recipe->id) : Json());
+    j.set("recipe_source", fw.recipe ? Json(fw.recipe->source) : Json());
+    j.set("inferred", fw.recipe && fw.recipe->inferred);
+    a.push(std::move(j));
+  }
+  return a;
+}
+
+Json outside_json(const app::EnvInfo& info) {
+  Json a = Json::array();
+  for (const auto& lib : info.outside) {
+    Json j = Json::object();
+    j.set("file", lib.site + "/" + lib.file);
+    j.set("sys_path_entry", lib.entry);
+    j.set("origin", python::to_string(lib.origin));
+    j.set("wheel", lib.wheel.empty() ? Json() : Json(lib.wheel));
+    j.set("version", lib.version.empty() ? Json() : Json(lib.version));
+    j.set("before_env_site_packages", lib.before_env_site);
+    a.push(std::move(j));
+  }
+  return a;
+}
+
+Json info_json(const env::EnvRecord& env, const app::EnvInfo& info) {
+  const inventory::Inventory& inv = info.inventory;
   Json j = Json::object();
   j.set("schema", "condacuda.info/1");
   j.set("env", env_json(env));
@@ -96,11 +130,37 @@ Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv) {
   }
   j.set("consumers", consumers);
   j.set("pinned", string_array(inv.pinned));
+  j.set("frameworks", frameworks_json(info));
+  j.set("sys_path_libraries", outside_json(info));
   j.set("warnings", string_array(inv.warnings));
   return j;
 }
 
-std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv, const Style& style) {
+std::string frameworks_text(const app::EnvInfo& info, const Style& style) {
+  std::string out;
+  if (!info.frameworks.empty()) {
+    out += "\n" + style.bold("Frameworks") + " (what the env's python imports, and the recipe doctor judges the import by)\n";
+    Table t({"FRAMEWORK", "VERSION", "CUDA", "RECIPE", "FROM"});
+    for (const auto& fw : info.frameworks)
+      t.add({fw.distribution.empty() ? fw.framework->name : fw.distribution, fw.version.empty() ? "?" : fw.version,
+             fw.cuda_major >= 0 ? std::to_string(fw.cuda_major) : "?",
+             fw.recipe ? fw.recipe->id + (fw.recipe->inferred ? " (inferred)" : "") : "none: judged library by library",
+             python::to_string(fw.origin)});
+    out += t.render(style, 2);
+  }
+  if (!info.outside.empty()) {
+    out += "\n" + style.bold("NVIDIA libraries on sys.path outside the env") + "\n";
+    Table t({"FILE", "WHEEL", "SYS.PATH"});
+    for (const auto& lib : info.outside)
+      t.add({lib.site + "/" + lib.file, lib.wheel.empty() ? "?" : lib.wheel + " " + lib.version,
+             std::string(python::to_string(lib.origin)) + (lib.before_env_site ? ", before the env's" : ", after the env's")});
+    out += t.render(style, 2);
+  }
+  return out;
+}
+
+std::string info_text(const env::EnvRecord& env, const app::EnvInfo& info, const Style& style) {
+  const inventory::Inventory& inv = info.inventory;
   std::string out;
   out += style.bold("env") + "  " + env.name + " (" + env::to_string(env.kind) + ")  " + env.prefix + "\n";
   out += style.bold("cuda") + " " + inv.cuda_summary() + "\n";
@@ -149,6 +209,7 @@ std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv
     out += "\n" + style.bold("Pinned") + " by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH; `condacuda undo` restores them)\n";
     for (const auto& p : inv.pinned) out += "  " + p + "\n";
   }
+  out += frameworks_text(info, style);
   for (const auto& w : inv.warnings) out += style.yellow("warning: ") + w + "\n";
   return out;
 }
@@ -182,9 +243,9 @@ std::string envs_found_text(const std::vector<env::EnvRecord>& envs) {
   return out;
 }
 
-Rendering info_rendering(const env::EnvRecord& env, const inventory::Inventory& inv) {
-  return {[&env, &inv](const Style& style) { return info_text(env, inv, style); }, false,
-          [&env, &inv] { return info_json(env, inv); }, "ok", {}};
+Rendering info_rendering(const env::EnvRecord& env, const app::EnvInfo& info) {
+  return {[&env, &info](const Style& style) { return info_text(env, info, style); }, false,
+          [&env, &info] { return info_json(env, info); }, "ok", {}};
 }
 
 Rendering list_rendering(const std::vector<app::ListedEnv>& rows) {

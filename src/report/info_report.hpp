@@ -14,14 +14,14 @@
 
 namespace condacuda::report {
 
-util::Json info_json(const env::EnvRecord& env, const inventory::Inventory& inv);
-std::string info_text(const env::EnvRecord& env, const inventory::Inventory& inv, const Style& style);
+util::Json info_json(const env::EnvRecord& env, const app::EnvInfo& info);
+std::string info_text(const env::EnvRecord& env, const app::EnvInfo& info, const Style& style);
 
 util::Json list_json(const std::vector<app::ListedEnv>& rows);
 std::string list_text(const std::vector<app::ListedEnv>& rows, const Style& style);
 
 // Outcome "ok" (both).
-Rendering info_rendering(const env::EnvRecord& env, const inventory::Inventory& inv);
+Rendering info_rendering(const env::EnvRecord& env, const app::EnvInfo& info);
 Rendering list_rendering(const std::vector<app::ListedEnv>& rows);
 
 // After a failed selection: the envs there are, to choose from (for stderr).

@@ -50,10 +50,10 @@ inventory::Inventory sample() {
 } // namespace
 
 TEST_CASE("condacuda.info/1: the top-level fields in order with their types") {
-  auto j = report::info_json(demo, sample());
+  auto j = report::info_json(demo, app::EnvInfo{sample(), {}, {}});
   CHECK(j.string_at("schema") == "condacuda.info/1");
   CHECK(shape(j) == "schema:string env:object cuda:string cuda_majors:array site_packages:array library_folders:array "
-                    "components:array consumers:array pinned:array warnings:array");
+                    "components:array consumers:array pinned:array frameworks:array sys_path_libraries:array warnings:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(member(j, "env").string_at("kind") == "venv");
   CHECK(j.string_at("cuda") == "12");
@@ -65,7 +65,7 @@ TEST_CASE("condacuda.info/1: the top-level fields in order with their types") {
 }
 
 TEST_CASE("condacuda.info/1: components with their package, unknown values null") {
-  auto j = report::info_json(demo, sample());
+  auto j = report::info_json(demo, app::EnvInfo{sample(), {}, {}});
   const auto& libs = member(j, "components").as_array();
   REQUIRE(libs.size() == 2);
   const std::string fields = "component:string soname:string file:string folder:string names:array toolkit:bool "
@@ -84,11 +84,46 @@ TEST_CASE("condacuda.info/1: components with their package, unknown values null"
   CHECK(consumers[0].string_at("package") == "torch");
 }
 
+TEST_CASE("condacuda.info/1: each framework with its version, CUDA major and recipe; NVIDIA libraries outside the env") {
+  frameworks::InstalledFramework torch;
+  torch.framework = frameworks::embedded_recipes().find("torch");
+  REQUIRE(torch.framework);
+  torch.version = "2.6.0+cu124";
+  torch.distribution = "torch";
+  torch.cuda_major = 12;
+  torch.package_dir = "/envs/demo/lib/python3.11/site-packages/torch";
+  torch.recipe = torch.framework->recipe_for(torch.version);
+  REQUIRE(torch.recipe);
+  frameworks::InstalledFramework old = torch;
+  old.version = "1.13.1";
+  old.recipe = old.framework->recipe_for(old.version);
+  CHECK(old.recipe == nullptr); // outside every recipe's releases
+  frameworks::SysPathLibrary lib{"/home/u/.local/lib/python3.11/site-packages", python::PathOrigin::user_site,
+                                 "/home/u/.local/lib/python3.11/site-packages", "nvidia/nvjitlink/lib/libnvJitLink.so.12",
+                                 "nvidia-nvjitlink-cu12", "12.0.140", true};
+  auto j = report::info_json(demo, app::EnvInfo{sample(), {torch, old}, {lib}});
+  const auto& fws = member(j, "frameworks").as_array();
+  REQUIRE(fws.size() == 2);
+  CHECK(shape(fws[0]) == "framework:string distribution:string version:string cuda_major:int location:string origin:string "
+                         "recipe:string recipe_source:string inferred:bool");
+  CHECK(fws[0].string_at("recipe") == "torch-2.6");
+  CHECK(member(fws[1], "recipe").is_null());
+  const auto& outside = member(j, "sys_path_libraries").as_array();
+  REQUIRE(outside.size() == 1);
+  CHECK(shape(outside[0]) == "file:string sys_path_entry:string origin:string wheel:string version:string "
+                             "before_env_site_packages:bool");
+  CHECK(outside[0].string_at("origin") == "the user site");
+  const std::string text = report::info_text(demo, app::EnvInfo{sample(), {torch, old}, {lib}}, report::Style{});
+  CHECK(text.find("torch-2.6") != std::string::npos);
+  CHECK(text.find("none: judged library by library") != std::string::npos);
+  CHECK(text.find("nvidia-nvjitlink-cu12 12.0.140") != std::string::npos);
+}
+
 TEST_CASE("condacuda.info/1: a conda library's package has its build") {
   auto inv = sample();
   inv.libraries[0].manager = "conda";
   inv.libraries[0].build = "h5888daf_0";
-  auto j = report::info_json(demo, inv);
+  auto j = report::info_json(demo, app::EnvInfo{inv, {}, {}});
   const auto& package = member(member(j, "components").as_array()[0], "package");
   CHECK(shape(package) == "manager:string name:string version:string build:string");
   CHECK(package.string_at("build") == "h5888daf_0");
