@@ -169,6 +169,13 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
                                           const sys::RepairState& state, std::vector<std::string> system) {
   auto imports = resolve_imports(options.imports, options.env.prefix, inputs.inventory.site_packages);
   if (!imports) return imports.error();
+  for (const auto& i : *imports) {
+    if (i.framework.empty()) continue;
+    const auto found = inputs.python ? frameworks::find_frameworks(frameworks::embedded_recipes(), *inputs.python)
+                                     : std::vector<frameworks::InstalledFramework>{};
+    if (std::none_of(found.begin(), found.end(), [&](const auto& f) { return f.framework->name == i.framework; }))
+      return make_error(ErrorCode::bad_input, "--imports: the env's python finds no " + i.framework + " on its sys.path");
+  }
   inputs.imports = std::move(*imports);
   auto not_activated = [&] {
     return doctor::not_activated_inputs(

@@ -38,9 +38,13 @@ bool outside_env(const std::string& path, const std::string& prefix) {
 // failing preload itself.
 const frameworks::ProgramOpen* cause_of(const frameworks::ProgramResult& r, const std::string& cwd) {
   if (r.load_error && !r.load_error->library.empty()) {
-    const std::string want = util::lexically_normal(python::abspath(r.load_error->library, cwd));
+    // The library as a path, or as the soname a preloaded file carries.
+    const std::string& lib = r.load_error->library;
+    const std::string want = util::lexically_normal(python::abspath(lib, cwd));
     for (const auto& o : r.opens)
-      if (o.ok && util::lexically_normal(python::abspath(o.path, cwd)) == want) return &o;
+      if (o.ok && (util::lexically_normal(python::abspath(o.path, cwd)) == want ||
+                   (lib.find('/') == std::string::npos && util::base_name(o.path) == lib)))
+        return &o;
   }
   if (!r.opens.empty() && !r.opens.back().ok && !r.opens.back().entry.empty()) return &r.opens.back();
   return nullptr;

@@ -109,8 +109,6 @@ def scenario(rng, n):
 def build(world, s, root):
     m = s["major"]
     kind = s["kind"]
-    if kind == "conda" and not standins.upstream_site_py(s["python"]):
-        kind = "venv-system"
     env = os.path.join(root, "env")
     site = standins.make_env(env, s["python"], kind="conda" if kind == "conda" else "venv", system_site=kind == "venv-system")
     runpath = "$ORIGIN" if m == 13 else s["cusparse_runpath"]

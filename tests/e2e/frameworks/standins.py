@@ -250,10 +250,9 @@ def torch_package(site, lib, major, release, cuda_version):
 
 def make_env(path, python=sys.executable, kind="venv", system_site=False):
     """An env whose python is `python`'s interpreter: a venv (bin/python3
-    linked to it, pyvenv.cfg) or, for a CPython whose site.py is
-    upstream's, a conda-style env (the interpreter copied into bin/, its
-    stdlib linked into lib/pythonX.Y): there the user site comes before the
-    env's site-packages. Returns the env's site-packages."""
+    linked to it, pyvenv.cfg) or a conda-style env (the interpreter copied
+    into bin/, its stdlib linked into lib/pythonX.Y): there the user site
+    comes before the env's site-packages. Returns the env's site-packages."""
     real = os.path.realpath(subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True,
                                            text=True, check=True).stdout.strip())
     ver = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True,
@@ -277,8 +276,11 @@ def make_env(path, python=sys.executable, kind="venv", system_site=False):
         shutil.copy2(real, os.path.join(path, "bin", "python" + ver))
         os.symlink("python" + ver, os.path.join(path, "bin", "python3"))
         for name in os.listdir(stdlib):
-            if name != "site-packages":
+            if name not in ("site-packages", "dist-packages"):
                 os.symlink(os.path.join(stdlib, name), os.path.join(path, "lib", "python" + ver, name))
+        if not upstream_site_py(python):
+            # Debian's site.py reads <prefix>/lib/pythonX.Y/dist-packages outside a venv: the same folder.
+            os.symlink("site-packages", os.path.join(path, "lib", "python" + ver, "dist-packages"))
     return site
 
 
