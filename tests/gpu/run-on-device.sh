@@ -15,6 +15,8 @@
 #      and coverage predictions next to what the device did)
 #   3. check --quick --python: torch, jax, cupy with the activated env
 #   4. the same sizes through torch (torch_side_by_side.py) -> torch.json
+#   4b. doctor's `import torch` verdict (its recipe run in the loader model)
+#      against the real import, as is and with the older nvJitLink first
 #   5. the seed scenario: the older libnvJitLink.so.13 prepended to the image's
 #      LD_LIBRARY_PATH; import torch as is; doctor names it; check --as-is
 #      fails on cuSPARSE; `condacuda run` and the planned folders pass; the
@@ -143,8 +145,27 @@ record torch_exit "$?"
 cat "$OUT/torch.json"
 flush
 
-section "5. the seed scenario: an older libnvJitLink.so.13 prepended to LD_LIBRARY_PATH"
 planted=$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+section "4b. doctor's import torch verdict against the real import, without and with the older CUDA folder"
+probe_import='import sys
+try:
+    import torch
+    print("loads")
+except BaseException as e:
+    print("fails", type(e).__name__ + ": " + str(e))'
+# compare_import NAME LD_LIBRARY_PATH: the real `import torch` and doctor's program verdict, one fact.
+compare_import() {
+  local real model
+  real=$(LD_LIBRARY_PATH=$2 bounded 90 "$python" -c "$probe_import" 2>/dev/null | tail -1)
+  LD_LIBRARY_PATH=$2 bounded 60 "$bin" doctor -p "$ENV_PREFIX" --json > "$work/doctor-import.json" 2>/dev/null
+  model=$(jget "$work/doctor-import.json" '" ".join(["loads"] if p["verdict"] == "loads" else ["fails", p["error"] or ""]) if (p := next((p for p in j["programs"] if p["framework"] == "torch"), None)) else "no torch program"')
+  record "import torch $1" "real: $real | doctor ($(jget "$work/doctor-import.json" 'next((p["recipe"] for p in j["programs"] if p["framework"] == "torch"), None)')): $model | agree: $([ "$real" = "$model" ] && echo yes || echo NO)"
+  flush
+}
+compare_import "as is" "${LD_LIBRARY_PATH:-}"
+[ -e "$old/libnvJitLink.so.13" ] && compare_import "older nvJitLink first" "$planted"
+
+section "5. the seed scenario: an older libnvJitLink.so.13 prepended to LD_LIBRARY_PATH"
 record "seed: LD_LIBRARY_PATH" "$planted"
 [ -e "$old/libnvJitLink.so.13" ] || record "seed: error" "no planted library at $old/libnvJitLink.so.13 (prepare-device.sh)"
 probe_torch='import torch; x = torch.ones(1024, device="cuda"); print("torch", torch.__version__, torch.cuda.get_device_name(0), float(x.sum()))'
