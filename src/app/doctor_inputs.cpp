@@ -10,8 +10,8 @@
 
 namespace condacuda::app {
 
-std::optional<frameworks::PythonView> python_view(const std::string& prefix) {
-  auto interpreter = sys::env_interpreter(prefix);
+std::optional<frameworks::PythonView> python_view(const std::string& prefix, const std::string& real_executable) {
+  auto interpreter = sys::env_interpreter(prefix, real_executable);
   if (!interpreter) return std::nullopt;
   frameworks::PythonView view;
   view.interpreter = std::move(*interpreter);
@@ -47,7 +47,7 @@ Result<doctor::DoctorInputs> doctor_inputs(const env::EnvRecord& env, const Base
         with_hook_folders(env.prefix, in.base_ld_library_path, state.hook_folders(), in.active_hook_entries);
   }
   in.host_program = sys::env_python(env.prefix);
-  if (in.host_program) in.python = python_view(env.prefix);
+  if (in.host_program) in.python = python_view(env.prefix, *in.host_program);
   in.foreign_hooks = sys::foreign_ld_library_path_hooks(env.prefix);
   auto driver = sys::node_driver_version();
   if (!driver) return driver.error();

@@ -23,7 +23,8 @@ struct InputHelpers {
 
 // The env's python as its frameworks' imports see it from this shell
 // (sys.path, the recipes' variables); nullopt when its version cannot be told.
-std::optional<frameworks::PythonView> python_view(const std::string& prefix);
+// `real_executable`: its real path, when the caller has it.
+std::optional<frameworks::PythonView> python_view(const std::string& prefix, const std::string& real_executable = "");
 
 // `files` receives the mappings the env scan made, so nothing is mapped twice.
 // `state`: the env's repair state, read once by the caller (its hook and pins).

@@ -21,7 +21,8 @@ Result<EnvInfo> info(const env::EnvRecord& env) {
   sys::add_gpu_code(out.inventory, env.prefix);
   if (sys::env_python(env.prefix))
     if (auto view = python_view(out.inventory.prefix)) {
-      out.frameworks = frameworks::find_frameworks(frameworks::embedded_recipes(), *view);
+      if (frameworks::any_framework_importable(*view))
+        out.frameworks = frameworks::find_frameworks(frameworks::embedded_recipes(), *view);
       out.outside = frameworks::nvidia_libraries_outside(*view, out.inventory.prefix);
     }
   return out;

@@ -246,7 +246,7 @@ void run_program_sequence(DoctorReport& report, loader::Simulator& sim, const lo
 
 void judge_programs(DoctorReport& report, loader::Simulator& sim, const loader::Process& host, loader::FileSystemView& files) {
   const auto& in = report.inputs;
-  if (!in.python || report.host_error) return;
+  if (!in.python || report.host_error || !frameworks::any_framework_importable(*in.python)) return;
   const auto& book = frameworks::embedded_recipes();
   report.frameworks = frameworks::find_frameworks(book, *in.python);
   for (const auto& fw : report.frameworks) report.programs.push_back({frameworks::run_program(fw, book, *in.python, sim, host, files), {}});

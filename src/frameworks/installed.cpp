@@ -150,6 +150,13 @@ std::optional<InstalledFramework> find_one(const Framework& f, const std::string
 }
 } // namespace
 
+bool any_framework_importable(const PythonView& view) {
+  const auto& in = view.interpreter;
+  for (std::string_view top : compiled_top_level_modules())
+    if (python::find_module(std::string(top), view.sys_path, view.launch.cwd, in.major, in.minor, *view.probe).found) return true;
+  return false;
+}
+
 std::vector<InstalledFramework> find_frameworks(const RecipeBook& book, const PythonView& view) {
   std::vector<InstalledFramework> out;
   for (const auto& f : book.frameworks) {

@@ -74,6 +74,10 @@ std::vector<SysPathLibrary> nvidia_libraries_outside(const PythonView& view, con
 // The wheel whose RECORD lists `file` (relative to the site folder `site`): its Name and Version.
 std::pair<std::string, std::string> owner_wheel(const std::string& site, const std::string& file, python::PathProbe& probe);
 
+// Whether `view`'s python finds any top-level module of the compiled book's
+// frameworks: when none, there is nothing to judge (and the book is not made).
+bool any_framework_importable(const PythonView& view);
+
 // The dist-info of distribution `names` (PEP 503) in `folder`: its version, "" when none.
 std::string dist_version_in(const std::string& folder, const std::vector<std::string>& names, python::PathProbe& probe,
                             std::string* found_name = nullptr);

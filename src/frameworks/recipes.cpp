@@ -1,9 +1,6 @@
 #include "frameworks/recipes.hpp"
 
-#include <cstdlib>
-
 #include "inventory/requirements.hpp"
-#include "util/embedded.hpp"
 #include "util/yaml.hpp"
 
 namespace condacuda::frameworks {
@@ -249,17 +246,6 @@ Result<RecipeBook> parse_recipes(std::string_view yaml_text, const std::string& 
   } catch (const YAML::Exception& e) {
     return bad(source_name, "ill-typed value at " + util::yaml_position(e.mark) + ": " + e.msg);
   }
-}
-
-const RecipeBook& embedded_recipes() {
-  static const RecipeBook book = [] {
-    auto text = util::embedded_asset("templates/frameworks.yml");
-    auto parsed = parse_recipes(text.value_or(""), "templates/frameworks.yml");
-    // The embedded book is part of the program: a test parses it, so a bad one never ships.
-    if (!parsed) std::abort();
-    return std::move(*parsed);
-  }();
-  return book;
 }
 
 } // namespace condacuda::frameworks

@@ -4,6 +4,7 @@
 // recipe interpreter (frameworks/program.hpp) runs them in the loader model.
 // Pure: YAML text in, recipes out.
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,7 @@ struct Step {
   std::string when_maps_contains;
   std::vector<std::string> modules; // import_first
   bool pathfinder = false;          // cupy_preload: cuda-pathfinder first (CuPy 14)
+  bool operator==(const Step&) const = default;
 };
 
 // How a preload turns (folder, pattern) into files: glob each pattern under a
@@ -51,6 +53,7 @@ struct Step {
 struct Search {
   std::string requires_folder; // an entry without this folder is skipped ("" = none)
   std::vector<std::string> globs; // with {folder}, {pattern}, {cuda_major}
+  bool operator==(const Search&) const = default;
 };
 
 struct Recipe {
@@ -60,6 +63,7 @@ struct Recipe {
   bool inferred = false; // put together from PRs, not read at the tag
   std::string search;   // a key of Framework::searches
   std::vector<Step> steps;
+  bool operator==(const Recipe&) const = default;
 };
 
 struct Framework {
@@ -76,24 +80,37 @@ struct Framework {
 
   // The recipe whose releases `version` satisfies; nullptr when none does.
   const Recipe* recipe_for(const std::string& version) const;
+  bool operator==(const Framework&) const = default;
 };
 
 // cuda-pathfinder's table: a library's sonames (oldest first), its folders
 // under site-packages, and the libraries it loads first.
 struct PathfinderLib {
   std::vector<std::string> sonames, dirs, deps;
+  bool operator==(const PathfinderLib&) const = default;
 };
 
 struct RecipeBook {
   std::vector<Framework> frameworks;
   std::map<std::string, PathfinderLib> pathfinder;
   const Framework* find(const std::string& name) const;
+  bool operator==(const RecipeBook&) const = default;
 };
 
 // Errors (ErrorCode::corrupt) name the entry that is wrong; `source_name` prefixes them.
 Result<RecipeBook> parse_recipes(std::string_view yaml_text, const std::string& source_name);
 
-// templates/frameworks.yml as embedded in the binary, parsed once.
+// templates/frameworks.yml as the build compiled it (src/tools/compile_recipes.cpp,
+// run by src/CMakeLists.txt): the value parse_recipes gives the file, made in
+// microseconds instead of yaml-cpp's milliseconds (a test compares the two).
+RecipeBook compiled_recipe_book();
+
+// The compiled book, made once.
 const RecipeBook& embedded_recipes();
+
+// The top-level modules of the compiled book's frameworks ("torch",
+// "jax_plugins", "cupy"), without making the book: whether an env's python
+// can import any framework at all is asked of every env with a python.
+std::span<const std::string_view> compiled_top_level_modules();
 
 } // namespace condacuda::frameworks

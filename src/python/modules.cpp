@@ -20,6 +20,11 @@ std::string join(const std::string& dir, const std::string& name) {
 ModuleSpec find_in_folder(const std::string& folder, const std::string& tail, const std::vector<std::string>& suffixes,
                           PathProbe& probe) {
   ModuleSpec spec;
+  // FileFinder looks only at what the folder lists: the name itself (a
+  // package or a portion), or the name with a module suffix.
+  bool listed = probe.has(folder, tail);
+  for (std::size_t i = 0; i < suffixes.size() && !listed; ++i) listed = probe.has(folder, tail + suffixes[i]);
+  if (!listed) return spec;
   const std::string base = join(folder, tail);
   const bool is_dir = probe.is_dir(base);
   if (is_dir) {
@@ -54,6 +59,8 @@ ModuleSpec find_in_path(const std::vector<std::string>& folders, const std::vect
                         const std::string& tail, const std::vector<std::string>& suffixes, PathProbe& probe) {
   ModuleSpec portions;
   for (std::size_t i = 0; i < folders.size(); ++i) {
+    // An entry that is not a folder (the stdlib's zip, a path that does not exist) has no FileFinder.
+    if (!probe.is_dir(folders[i])) continue;
     ModuleSpec spec = find_in_folder(folders[i], tail, suffixes, probe);
     if (spec.found) {
       spec.entry = entries[i];

@@ -28,6 +28,13 @@ public:
   // The names in a directory in the order readdir gives them (os.listdir,
   // os.scandir, glob.glob take that order); empty when it cannot be read.
   virtual std::vector<std::string> list(const std::string& dir) = 0;
+  // Whether `dir` lists `name` (FileFinder's cache of a folder's names: a
+  // name not listed is not looked at). Default: through list().
+  virtual bool has(const std::string& dir, const std::string& name) {
+    for (const auto& n : list(dir))
+      if (n == name) return true;
+    return false;
+  }
   // A small text file (a .pth file); nullopt when it cannot be read.
   virtual std::optional<std::string> read_text(const std::string& path) = 0;
 };

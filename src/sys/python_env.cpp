@@ -1,12 +1,19 @@
 #include "sys/python_env.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <vector>
 
 #include "sys/env_discovery.hpp"
 #include "sys/mapped_file.hpp"
+#include "sys/posix.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::sys {
@@ -66,20 +73,47 @@ std::optional<VenvConfig> read_pyvenv_cfg(const std::string& exe_dir) {
   return std::nullopt;
 }
 
+// Whether the text of `path` holds each of `needles`, read in pieces into a
+// buffer on the stack (site.py is 20 KB; nothing of it is kept). Empty when
+// it cannot be read.
+std::vector<bool> file_contains(const std::string& path, const std::vector<std::string_view>& needles) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  struct stat st {};
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  std::vector<bool> found(needles.size(), false);
+  std::size_t keep = 0;
+  for (const auto& n : needles) keep = std::max(keep, n.size());
+  char buffer[8192];
+  std::size_t held = 0;
+  for (std::uint64_t total = 0; total < read_cap::config;) {
+    const ssize_t got = ::read(fd.get(), buffer + held, sizeof buffer - held);
+    if (got <= 0) break;
+    total += static_cast<std::uint64_t>(got);
+    held += static_cast<std::size_t>(got);
+    for (std::size_t i = 0; i < needles.size(); ++i)
+      found[i] = found[i] || ::memmem(buffer, held, needles[i].data(), needles[i].size()) != nullptr;
+    const std::size_t tail = std::min(held, keep); // a needle across two pieces
+    std::memmove(buffer, buffer + held - tail, tail);
+    held = tail;
+  }
+  return found;
+}
+
 // What the interpreter's own site.py does differently: Debian's
 // dist-packages, and whether it skips hidden .pth files (gh-113659).
 void read_site_py(python::Interpreter& in) {
-  auto text = read_text_file(in.base_prefix + "/" + in.platlibdir + "/python" + in.version_tag() + "/site.py", read_cap::config);
-  if (!text) {
+  const auto found = file_contains(in.base_prefix + "/" + in.platlibdir + "/python" + in.version_tag() + "/site.py",
+                                   {"\"dist-packages\"", "name.startswith(\".\")"});
+  if (found.empty()) {
     in.skips_hidden_pth = in.major > 3 || (in.major == 3 && in.minor >= 13);
     return;
   }
-  if (util::contains(*text, "\"dist-packages\"")) in.site = python::SiteFlavour::debian;
-  in.skips_hidden_pth = util::contains(*text, "name.startswith(\".\")");
+  if (found[0]) in.site = python::SiteFlavour::debian;
+  in.skips_hidden_pth = found[1];
 }
 } // namespace
 
-std::optional<python::Interpreter> env_interpreter(const std::string& prefix) {
+std::optional<python::Interpreter> env_interpreter(const std::string& prefix, const std::string& real_executable) {
   python::Interpreter in;
   std::error_code ec;
   for (const char* name : {"bin/python3", "bin/python"})
@@ -88,7 +122,7 @@ std::optional<python::Interpreter> env_interpreter(const std::string& prefix) {
       break;
     }
   if (in.executable.empty()) return std::nullopt;
-  const fs::path real = fs::canonical(in.executable, ec);
+  const fs::path real = real_executable.empty() ? fs::canonical(in.executable, ec) : fs::path(real_executable);
   if (ec) return std::nullopt;
   if (!version_from_name(real.filename().string(), in) && !version_from_env(prefix, in)) return std::nullopt;
   const std::string exe_dir = fs::path(in.executable).parent_path().string();

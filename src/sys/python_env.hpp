@@ -18,7 +18,8 @@ namespace condacuda::sys {
 // lib/pythonX.Y/os.py (getpath's landmark). The version comes from the
 // real executable's name (python3.11), else the env's lib/python3.*
 // folder. nullopt: the env has no python, or its version cannot be told.
-std::optional<python::Interpreter> env_interpreter(const std::string& prefix);
+// `real_executable`: the python's real path when the caller has it (sys::env_python).
+std::optional<python::Interpreter> env_interpreter(const std::string& prefix, const std::string& real_executable = "");
 
 // This shell's PYTHONPATH, PYTHONUSERBASE, HOME (else the password
 // database's home), PYTHONNOUSERSITE, PYTHONSAFEPATH (3.11 on) and working

@@ -39,6 +39,19 @@ std::vector<std::string> DiskPathProbe::list(const std::string& dir) {
   return listings_.emplace(dir, std::move(names)).first->second;
 }
 
+// A name the folder lists is one lstat finds (a broken link too): asked of
+// the few names the model looks up, whatever the folder's size (a working
+// directory of 100,000 files costs what an empty one does).
+bool DiskPathProbe::has(const std::string& dir, const std::string& name) {
+  std::string path = dir + "/" + name;
+  auto it = has_.find(path);
+  if (it != has_.end()) return it->second;
+  struct stat st {};
+  const bool found = ::lstat(path.c_str(), &st) == 0;
+  has_.emplace(std::move(path), found);
+  return found;
+}
+
 std::optional<std::string> DiskPathProbe::read_text(const std::string& path) {
   auto text = read_text_file(path, read_cap::config);
   if (!text) return std::nullopt;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "python/sys_path.hpp"
@@ -22,6 +23,7 @@ public:
   bool is_file(const std::string& path) override;
   bool exists(const std::string& path) override;
   std::vector<std::string> list(const std::string& dir) override;
+  bool has(const std::string& dir, const std::string& name) override;
   std::optional<std::string> read_text(const std::string& path) override;
 
 private:
@@ -29,6 +31,7 @@ private:
   Kind kind(const std::string& path);
   std::map<std::string, Kind> kinds_;
   std::map<std::string, std::vector<std::string>> listings_;
+  std::unordered_map<std::string, bool> has_;
 };
 
 } // namespace condacuda::sys

@@ -5,33 +5,17 @@
 // `--releases FILE` tables go through, and a broken table fails the build.
 //   usage: condacuda_compile_release_table RELEASES.yml OUT.cpp
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 
 #include "lock/release_table.hpp"
+#include "tools/cpp_literal.hpp"
 
 namespace {
 using condacuda::lock::ReleaseTable;
 
-// A C++ string literal that says `text` byte for byte: every byte that is not
-// a plain letter, digit or one of a few marks is written as an octal escape.
-std::string literal(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 std::string_view("._-+:/ ").find(static_cast<char>(c)) != std::string_view::npos;
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\%03o", c);
-      out += escaped;
-    }
-  }
-  return out + "\"";
-}
+using condacuda::tools::cpp_literal;
+using condacuda::tools::write_if_changed;
 
 std::string source_for(const ReleaseTable& t) {
   std::ostringstream s;
@@ -40,16 +24,16 @@ std::string source_for(const ReleaseTable& t) {
     << "namespace condacuda::lock {\n\n"
     << "ReleaseTable compiled_release_table() {\n"
     << "  ReleaseTable t;\n"
-    << "  t.name = " << literal(t.name) << ";\n"
-    << "  t.sha256 = " << literal(t.sha256) << ";\n";
-  for (const auto& [from, to] : t.same_version_as) s << "  t.same_version_as.emplace(" << literal(from) << ", " << literal(to) << ");\n";
+    << "  t.name = " << cpp_literal(t.name) << ";\n"
+    << "  t.sha256 = " << cpp_literal(t.sha256) << ";\n";
+  for (const auto& [from, to] : t.same_version_as) s << "  t.same_version_as.emplace(" << cpp_literal(from) << ", " << cpp_literal(to) << ");\n";
   for (const auto& m : t.majors) s << "  t.majors.push_back({" << m.major << ", " << m.min_driver_branch << "});\n";
   s << "  t.releases.reserve(" << t.releases.size() << ");\n";
   for (const auto& r : t.releases) {
-    s << "  t.releases.push_back({" << literal(r.release) << ", " << literal(r.installer_driver) << ", {";
+    s << "  t.releases.push_back({" << cpp_literal(r.release) << ", " << cpp_literal(r.installer_driver) << ", {";
     const char* separator = "";
     for (const auto& [component, version] : r.components) {
-      s << separator << "{" << literal(component) << ", " << literal(version) << "}";
+      s << separator << "{" << cpp_literal(component) << ", " << cpp_literal(version) << "}";
       separator = ", ";
     }
     s << "}});\n";
@@ -64,26 +48,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s RELEASES.yml OUT.cpp\n", argv[0]);
     return 2;
   }
-  std::ifstream in(argv[1], std::ios::binary);
-  const std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) {
+  const auto yaml = condacuda::tools::read_file(argv[1]);
+  if (!yaml) {
     std::fprintf(stderr, "%s: cannot read\n", argv[1]);
     return 1;
   }
-  auto table = condacuda::lock::parse_release_table(yaml, "templates/releases.yml");
+  auto table = condacuda::lock::parse_release_table(*yaml, "templates/releases.yml");
   if (!table) {
     std::fprintf(stderr, "%s\n", table.error().describe().c_str());
     return 1;
   }
-  const std::string source = source_for(*table);
-  // Written only when it changes: the files that include it are not rebuilt for nothing.
-  std::ifstream old(argv[2], std::ios::binary);
-  if (old && std::string((std::istreambuf_iterator<char>(old)), std::istreambuf_iterator<char>()) == source) return 0;
-  old.close();
-  std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);
-  out << source;
-  out.close();
-  if (!out) {
+  if (!write_if_changed(argv[2], source_for(*table))) {
     std::fprintf(stderr, "%s: cannot write\n", argv[2]);
     return 1;
   }

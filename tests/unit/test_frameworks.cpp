@@ -4,10 +4,13 @@
 // checked against the real imports in e2e.programs_harness.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "frameworks/installed.hpp"
 #include "frameworks/recipes.hpp"
 #include "python/modules.hpp"
 #include "support/memory_probe.hpp"
+#include "util/embedded.hpp"
 
 using namespace condacuda;
 using condacuda::test::MemoryProbe;
@@ -57,6 +60,25 @@ TEST_CASE("the embedded recipe book parses, with torch, jax and cupy, every list
         if (s->kind == frameworks::StepKind::preload) CHECK_MESSAGE(f.searches.count(r.search), r.id);
       }
     }
+}
+
+TEST_CASE("the compiled recipe book is what the parser makes of templates/frameworks.yml") {
+  auto text = util::embedded_asset("templates/frameworks.yml");
+  REQUIRE(text);
+  auto parsed = frameworks::parse_recipes(*text, "templates/frameworks.yml");
+  REQUIRE(parsed);
+  CHECK(*parsed == frameworks::embedded_recipes());
+  auto changed = *parsed;
+  changed.frameworks.front().recipes.front().steps.front().mode = loader::Visibility::local;
+  CHECK_FALSE(changed == frameworks::embedded_recipes()); // the comparison sees a step's mode
+  std::vector<std::string> tops;
+  for (const auto& f : parsed->frameworks) {
+    const std::string top = f.module.substr(0, f.module.find('.'));
+    if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+  }
+  const auto compiled = frameworks::compiled_top_level_modules();
+  CHECK(std::vector<std::string>(compiled.begin(), compiled.end()) == tops);
+  CHECK(tops == std::vector<std::string>{"torch", "jax_plugins", "cupy"});
 }
 
 TEST_CASE("a release gets the recipe of its range; one outside every range gets none") {
