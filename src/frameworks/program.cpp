@@ -53,11 +53,8 @@ int Runner::loaded_index(const std::string& name) const {
 }
 
 void Runner::touch(const loader::LoadReport& report) {
-  for (const auto& o : report.objects) {
-    if (o.preexisting || o.faked || o.name.empty()) continue;
-    const auto& opened = files_.open_verify(python::abspath(o.name, view_.launch.cwd));
-    if (opened.opened()) out_.touched.insert({opened.dev, opened.ino});
-  }
+  for (const auto& o : report.objects)
+    if (!o.preexisting && !o.faked && (o.dev || o.ino)) out_.touched.insert({o.dev, o.ino});
 }
 
 bool Runner::maps_contain(const std::string& text) {

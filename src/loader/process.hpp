@@ -159,6 +159,7 @@ struct ObjectSummary {
   std::string via_dir, via_element;
   bool faked = false;
   bool preexisting = false; // loaded before this dlopen (the host's objects)
+  std::uint64_t dev = 0, ino = 0; // the file's identity (0, 0 for a synthetic executable or a placeholder)
 };
 
 struct LoadReport {

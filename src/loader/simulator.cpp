@@ -20,7 +20,7 @@ void summarize(const Process& p, std::size_t preexisting, LoadReport& report) {
   for (std::size_t i = 0; i < p.objects.size(); ++i) {
     const LoadedObject& o = p.objects[i];
     report.objects.push_back(ObjectSummary{o.is_main ? p.argv0 : o.name, o.soname, o.via, o.via_dir, o.via_element,
-                                           o.faked, i < preexisting});
+                                           o.faked, i < preexisting, o.dev, o.ino});
   }
 }
 
