@@ -17,6 +17,9 @@ user-site     an old nvidia-nvjitlink-cu12 in the user site: torch 2.6
 pythonpath    the same wheel in a PYTHONPATH folder: the fix names the entry.
 imports       doctor --imports: ALONE is each item imported by itself, and a
               framework item runs its recipe in the sequence.
+contexts      torch 2.5.1 with an older nvJitLink on LD_LIBRARY_PATH, repaired:
+              activated (the hook sourced by a real shell) the import loads,
+              without activation it fails; doctor says both, per program.
 """
 import json
 import os
@@ -180,9 +183,33 @@ def imports(condacuda, work):
     check(r.returncode == 2 and "finds no cupy" in r.stderr, "a framework the env does not have: bad input (%d)" % r.returncode)
 
 
+def contexts(condacuda, work):
+    c = Case(condacuda, work, release="2.5.1", kind="conda")
+    c.vars["LD_LIBRARY_PATH"] = c.system_nvjitlink()
+    check(c.real().startswith("fails "), "import torch 2.5.1 fails before the repair")
+    r = c.condacuda_run("repair", "-p", c.env)
+    check(r.returncode == 0, "repair exits 0 (%d: %s)" % (r.returncode, r.stdout[-400:]))
+    hook = os.path.join(c.env, "etc", "conda", "activate.d", "condacuda.sh")
+    activated = subprocess.run(["bash", "-c", 'CONDA_PREFIX="$1"; export CONDA_PREFIX; . "$2"; exec "$1/bin/python3" -c "$3"',
+                                "sh", c.env, hook, PROBE], capture_output=True, text=True, env=c.vars, cwd=c.home).stdout.strip()
+    check(activated == "loads", "activated (the hook sourced by bash) import torch loads: " + activated)
+    check(c.real().startswith("fails "), "without activation it still fails")
+    rc, doc = c.doctor()
+    p = program(doc)
+    check(doc["context"] == "both" and p["contexts"]["activated"]["verdict"] == "loads", "doctor: activated, import torch loads")
+    check(p["contexts"]["not-activated"]["verdict"] == "fails" and "fails " + p["contexts"]["not-activated"]["error"] == c.real(),
+          "doctor: not activated, it fails with the real error")
+    na = [f for f in doc["findings"] if f["code"] == "not-activated"]
+    check(rc == 0 and len(na) == 1 and na[0]["severity"] == "warning" and "import torch (2.5.1+cu124)" in na[0]["affects"],
+          "a not-activated warning names the import (exit %d)" % rc)
+    r = c.condacuda_run("doctor", "-p", c.env, "--context", "not-activated", "--json")
+    check(r.returncode == 1, "--context not-activated: the failing import is an error (exit %d)" % r.returncode)
+
+
 def main():
     case, condacuda, work = sys.argv[1:4]
-    {"false-alarm": false_alarm, "user-site": user_site, "pythonpath": pythonpath, "imports": imports}[case](condacuda, work)
+    {"false-alarm": false_alarm, "user-site": user_site, "pythonpath": pythonpath, "imports": imports,
+     "contexts": contexts}[case](condacuda, work)
     return 0
 
 
