@@ -113,6 +113,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
     rj.set("verdict", root.loads ? "loads" : "fails");
     rj.set("error", optional_string(root.first_error));
     rj.set("requirement", optional_string(root.requirement));
+    rj.set("covered_by", strings(root.covered_by));
     Json all = Json::array();
     for (const auto& e : root.report.errors)
       if (!e.lazy_only) all.push(e.kind == loader::ErrorKind::assertion ? e.text : e.message());
@@ -190,7 +191,8 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   if (fails || verbose) {
     Table t({"ROOT", "VERDICT", "FIRST ERROR"});
     for (const auto& root : r.roots)
-      if (!root.loads || verbose) t.add({root.file, root.loads ? "loads" : "fails", root.first_error});
+      if (!root.loads || verbose)
+        t.add({root.file, root.loads ? "loads" : root.covered_by.empty() ? "fails" : "fails alone", root.first_error});
     out += t.render(style, 2);
   }
   if (r.not_activated) {
