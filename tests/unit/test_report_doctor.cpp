@@ -104,9 +104,9 @@ TEST_CASE("condacuda.doctor/1: roots with their verdict and the loader's errors"
   auto j = report::doctor_json(sample());
   const auto& roots = member(j, "roots").as_array();
   REQUIRE(roots.size() == 2);
-  CHECK(shape(roots[0]) == "file:string kind:string component:string verdict:string error:null requirement:null errors:array contexts:object");
+  CHECK(shape(roots[0]) == "file:string kind:string component:string verdict:string error:null requirement:null covered_by:array errors:array contexts:object");
   CHECK(roots[0].string_at("verdict") == "loads");
-  CHECK(shape(roots[1]) == "file:string kind:string verdict:string error:string requirement:null errors:array contexts:object");
+  CHECK(shape(roots[1]) == "file:string kind:string verdict:string error:string requirement:null covered_by:array errors:array contexts:object");
   CHECK(roots[1].string_at("verdict") == "fails");
   CHECK(member(roots[1], "errors").as_array().size() == 1);
   CHECK(member(roots[1], "errors").as_array()[0].as_string() ==
