@@ -12,6 +12,7 @@
 #include "doctor/node_facts.hpp"
 #include "env/discovery.hpp"
 #include "frameworks/program.hpp"
+#include "jupyter/kernelspec.hpp"
 #include "inventory/inventory.hpp"
 #include "loader/simulator.hpp"
 
@@ -96,6 +97,22 @@ struct ProgramReport {
   std::string label() const;     // "import torch (2.6.0)"
 };
 
+// A Jupyter kernel of the env judged in one server environment (doctor/kernels.hpp).
+struct KernelVerdict {
+  std::string launch; // "a server started from this shell", "server pid 4242", ...
+  std::optional<std::string> ld_library_path; // the kernel's, as it starts
+  bool running = false; // a running server's real environment
+  bool loads = true;
+  std::string error;    // the first failing import's error (or root's)
+  std::vector<std::string> exposed; // sonames an older copy on LD_LIBRARY_PATH would replace
+};
+
+struct KernelReport {
+  jupyter::Kernelspec spec;
+  jupyter::KernelRun run;
+  std::vector<KernelVerdict> verdicts;
+};
+
 struct DoctorReport {
   DoctorInputs inputs;
   std::string host_description; // "python /usr/bin/python3.11" or "minimal C program (libc only)"
@@ -104,6 +121,7 @@ struct DoctorReport {
   std::vector<ImportOutcome> imports; // the --imports sequence, when given
   std::vector<frameworks::InstalledFramework> frameworks; // what the env's python imports
   std::vector<ProgramReport> programs; // one per framework, in that order
+  std::vector<KernelReport> kernels;   // the env's Jupyter kernels, judged per server launch (app::doctor)
   std::vector<Finding> findings;
   // In an activated report whose not-activated context was judged too: that launch.
   struct NotActivatedLaunch {

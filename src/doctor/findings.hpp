@@ -39,6 +39,9 @@ inline constexpr const char* unusable_prefix = "unusable-prefix";
 inline constexpr const char* executable_stack = "executable-stack";
 inline constexpr const char* import_fails = "import-fails";
 inline constexpr const char* outside_wheel = "outside-wheel";
+inline constexpr const char* kernel_fails = "kernel-fails";
+inline constexpr const char* kernel_exposed = "kernel-exposed";
+inline constexpr const char* bad_kernelspec = "bad-kernelspec";
 } // namespace code
 
 // Findings about the env's packages or the machine's driver (misaligned,

@@ -147,6 +147,9 @@ ProgramResult run_program(const InstalledFramework& fw, const RecipeBook& book, 
     out.load_error = err->load;
     out.failing_object = err->failing_object;
   }
+  const auto& objects = runner.process().objects;
+  for (std::size_t i = host.objects.size(); i < objects.size(); ++i)
+    if (!objects[i].faked) out.loaded.push_back({objects[i].soname.value_or(""), objects[i].name, objects[i].via});
   if (process) *process = runner.process();
   return out;
 }

@@ -48,6 +48,14 @@ struct ProgramResult {
   // Every file the program mapped or tried to map: (device, inode), what
   // "a root the program opens" means.
   std::set<std::pair<std::uint64_t, std::uint64_t>> touched;
+  // What the program's process holds at the end beside the host's: each
+  // object's soname, path and the search step that found it (what a launch
+  // with another LD_LIBRARY_PATH could change).
+  struct Loaded {
+    std::string soname, path;
+    loader::FoundVia via = loader::FoundVia::not_found;
+  };
+  std::vector<Loaded> loaded;
 
   bool ok() const { return verdict == Verdict::loads || verdict == Verdict::unmodelled; }
   // "ImportError: /x/libcusparse.so.12: undefined symbol: ..."

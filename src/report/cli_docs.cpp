@@ -475,6 +475,12 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::outside_wheel, "warning",
        "an NVIDIA wheel in a sys.path folder outside the env (the user site, PYTHONPATH) holds another version of a library the "
        "env has: where it is on sys.path, and how to remove it"},
+      {doctor::code::kernel_fails, "error (warning when only a recorded launch breaks it)",
+       "a Jupyter kernel of the env (a kernelspec whose argv starts its python) fails in the environment a server gives it: a server started from this shell, a running server of this user (its /proc/PID/environ), a recorded launch; which, with the error; fix: condacuda repair"},
+      {doctor::code::kernel_exposed, "warning",
+       "a Jupyter kernel of the env loads in every launch judged but finds a CUDA library through the libraries' own search path, after LD_LIBRARY_PATH: an older copy on the server's LD_LIBRARY_PATH would break it; fix: condacuda repair (pins)"},
+      {doctor::code::bad_kernelspec, "warning",
+       "a kernelspec on Jupyter's data path whose kernel.json cannot be read (not JSON, argv not a list of strings, too large, not a regular file): which and why"},
       {doctor::code::shadowed, "warning", "a library the env has is taken from outside it"},
       {doctor::code::empty_path_entry, "warning", "LD_LIBRARY_PATH has an empty entry (the current directory)"},
       {doctor::code::unusable_prefix, "warning",

@@ -2,6 +2,8 @@
 
 #include "doctor/programs.hpp"
 
+#include <algorithm>
+
 namespace condacuda::report {
 
 using util::Json;
@@ -108,6 +110,54 @@ std::string programs_text(const doctor::DoctorReport& report, const Style& style
       out += "  " + style.dim("recipe " + r.framework.recipe->id + " (" + r.framework.recipe->source + ")") + "\n";
   }
   return out;
+}
+
+Json kernels_json(const doctor::DoctorReport& report) {
+  Json out = Json::array();
+  for (const auto& k : report.kernels) {
+    Json j = Json::object();
+    j.set("name", k.spec.name);
+    j.set("dir", k.spec.dir);
+    j.set("display_name", optional_string(k.spec.display_name));
+    j.set("runner", jupyter::to_string(k.run.runner));
+    j.set("activated", k.run.activated);
+    j.set("how", k.run.how);
+    Json verdicts = Json::array();
+    for (const auto& v : k.verdicts) {
+      Json vj = Json::object();
+      vj.set("launch", v.launch);
+      vj.set("ld_library_path", v.ld_library_path ? Json(*v.ld_library_path) : Json());
+      vj.set("running_server", v.running);
+      vj.set("verdict", v.loads ? "loads" : "fails");
+      vj.set("error", optional_string(v.error));
+      Json exposed = Json::array();
+      for (const auto& e : v.exposed) exposed.push(e);
+      vj.set("exposed", exposed);
+      verdicts.push(std::move(vj));
+    }
+    j.set("verdicts", verdicts);
+    out.push(std::move(j));
+  }
+  return out;
+}
+
+std::string kernels_text(const doctor::DoctorReport& report, const Style& style) {
+  std::string out;
+  for (const auto& k : report.kernels) {
+    out += style.bold("kernel '" + k.spec.name + "'") + " (" + k.spec.dir + "/kernel.json, " + jupyter::to_string(k.run.runner) + "):";
+    std::vector<std::string> exposed;
+    for (const auto& v : k.verdicts) {
+      out += "\n  " + (v.loads ? style.green("loads") : style.red("fails")) + " when started by " + v.launch +
+             (v.loads ? "" : ": " + v.error);
+      for (const auto& e : v.exposed)
+        if (std::find(exposed.begin(), exposed.end(), e) == exposed.end()) exposed.push_back(e);
+    }
+    if (!exposed.empty())
+      out += "\n  " + style.yellow("breaks") + " when the server's LD_LIBRARY_PATH has an older " + exposed.front() +
+             (exposed.size() > 1 ? " (or " + std::to_string(exposed.size() - 1) + " more)" : "");
+    out += "\n";
+  }
+  return out.empty() ? out : "\n" + out;
 }
 
 } // namespace condacuda::report

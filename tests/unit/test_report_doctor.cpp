@@ -76,7 +76,7 @@ TEST_CASE("condacuda.doctor/1: the top-level fields in order with their types") 
   auto j = report::doctor_json(sample());
   CHECK(j.string_at("schema") == "condacuda.doctor/1");
   CHECK(shape(j) == "schema:string env:object ld_library_path:object context:string host:object loader:object node:object "
-                    "summary:object healthy:bool roots:array imports:null python:null programs:array pinned:array findings:array");
+                    "summary:object healthy:bool roots:array imports:null python:null programs:array kernels:array pinned:array findings:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(member(j, "env").string_at("kind") == "conda");
   CHECK(shape(member(j, "ld_library_path")) == "base:string source:string hook_applied:bool assumed:string");

@@ -1,0 +1,28 @@
+#pragma once
+// The env's Jupyter kernels and the server environments they may start in,
+// gathered from the system for doctor::judge_kernels (docs/jupyter.md): the
+// kernelspecs on the data path of this shell's Jupyter variables and of each
+// running server's, those whose argv starts this env's interpreter; the
+// launches: a server started from this shell, each launch a repair recorded,
+// and each running Jupyter server of this user with its real environment.
+#include <string>
+#include <vector>
+
+#include "doctor/kernels.hpp"
+#include "launch/launch.hpp"
+#include "sys/jupyter_files.hpp"
+
+namespace condacuda::app {
+
+struct KernelSurvey {
+  std::vector<doctor::EnvKernel> kernels;
+  std::vector<sys::FoundKernel> unreadable; // kernel.json files that could not be read (bad-kernelspec)
+  std::vector<doctor::ServerLaunch> launches;
+};
+
+KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vector<launch::PathValue>& recorded_launches);
+
+// bad-kernelspec (warning): a kernelspec on the data path that cannot be read.
+doctor::Finding bad_kernelspec_finding(const sys::FoundKernel& k);
+
+} // namespace condacuda::app
