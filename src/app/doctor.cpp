@@ -47,9 +47,15 @@ void add_repair_findings(doctor::DoctorReport& report, const doctor::DoctorInput
   if (!difference.empty()) report.findings.push_back(repair::stale_repair_finding(inputs.env.prefix, difference));
   const auto shell = launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);
   if (difference.empty() && !recorded.launches.empty() && !launch::is_recorded(recorded.launches, shell)) {
-    auto with_shell = repair::plan_repair(inputs, files, plan_request(inputs, recorded, {std::nullopt, true, false, {}}, system));
-    report.findings.push_back(
-        repair::unverified_launch_finding(inputs.env.prefix, shell, recorded.launches, repair::plan_difference(recorded, with_shell)));
+    // A launch that fails without activation (not-activated) needs pins: the
+    // plan from here is the one that finding's fix (`repair --pin`) makes.
+    const bool needs_pins = std::any_of(report.findings.begin(), report.findings.end(), [](const doctor::Finding& f) {
+      return f.code == doctor::code::not_activated && f.severity != doctor::Severity::info;
+    });
+    PlanChoices choices{needs_pins ? std::optional(true) : std::nullopt, true, false, {}};
+    auto with_shell = repair::plan_repair(inputs, files, plan_request(inputs, recorded, choices, system));
+    report.findings.push_back(repair::unverified_launch_finding(inputs.env.prefix, shell, recorded.launches,
+                                                                repair::plan_difference(recorded, with_shell), needs_pins));
   }
   std::map<std::string, std::vector<std::string>> folder_names;
   if (auto tree = sys::PrefixTree::open(inputs.env.prefix))

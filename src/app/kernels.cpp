@@ -42,7 +42,9 @@ KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vecto
   }
   if (out.kernels.empty()) return out;
   out.launches.push_back({"a server started from this shell", shell, false, true});
+  const auto shell_llp = shell.count("LD_LIBRARY_PATH") ? launch::PathValue(shell.at("LD_LIBRARY_PATH")) : std::nullopt;
   for (std::size_t i = 0; i < recorded.size(); ++i) {
+    if (launch::same_value(recorded[i], shell_llp)) continue; // the server started from this shell
     auto env_vars = shell;
     if (recorded[i]) env_vars["LD_LIBRARY_PATH"] = *recorded[i];
     else env_vars.erase("LD_LIBRARY_PATH");

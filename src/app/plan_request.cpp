@@ -51,7 +51,8 @@ repair::PlanRequest plan_request(const doctor::DoctorInputs& inputs, const std::
   repair::PlanRequest request;
   request.own_links = own_links(inputs.env.prefix, previous);
   request.pinned_now = pinned_now(previous);
-  request.pin = choices.pin.value_or(pins_by_default(inputs.env, previous));
+  request.pin = choices.pin.value_or(choices.kernels || pins_by_default(inputs.env, previous));
+  request.hold_any_ld_library_path = choices.kernels;
   const std::vector<launch::PathValue> recorded = previous ? previous->launches : std::vector<launch::PathValue>{};
   if (choices.this_shell) {
     const auto shell = launch::not_activated_value(inputs.base_ld_library_path, inputs.active_hook_entries);

@@ -26,6 +26,8 @@ struct PlanChoices {
   // repair --launch: more launches to verify and record, beside this shell's
   // (a partition's module path, the launches fleet's classes have).
   std::vector<launch::PathValue> extra_launches;
+  // The env has Jupyter kernels: pins by default, exposure pins too (repair::PlanRequest).
+  bool kernels = false;
 };
 
 // `system_cuda_dirs`: the machine's (sys::system_cuda_dirs), first in the

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "app/doctor_inputs.hpp"
+#include "app/kernels.hpp"
 #include "app/plan_request.hpp"
 #include "app/repair_apply.hpp"
 #include "sys/machine.hpp"
@@ -57,13 +58,45 @@ std::string cannot_repair_reason(const RepairOutcome& o, const RepairOptions& op
   return out;
 }
 
-// The verdict after, as doctor sees the env now (a fresh view: new links exist).
-std::optional<std::pair<int, int>> verdict_after(const env::EnvRecord& env) {
+// The verdict after, as doctor sees the env now (a fresh view: new links
+// exist), its Jupyter kernels judged in every server launch doctor knows of.
+void verdict_after(RepairOutcome& o) {
   sys::DiskFileView fresh(sys::host_machine());
-  auto after = doctor_inputs(env, BaseLdLibraryPath::this_shell(), fresh);
-  if (!after) return std::nullopt;
-  auto report = doctor::run_doctor(std::move(*after), fresh);
-  return std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
+  const sys::RepairState state = sys::read_repair_state(o.env.prefix);
+  auto after = doctor_inputs(o.env, BaseLdLibraryPath::this_shell(), fresh, state);
+  if (!after) return;
+  auto report = doctor::run_doctor(*after, fresh);
+  const auto survey = survey_kernels(*after, state.manifest ? state.manifest->launches : std::vector<launch::PathValue>{});
+  doctor::judge_kernels(report, survey.kernels, survey.launches, sys::system_cuda_dirs(), fresh);
+  o.after = std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
+  o.kernels = std::move(report.kernels);
+}
+
+// The env's Jupyter kernels: what the plan must hold for (pins by default,
+// exposure pins, each running server's LD_LIBRARY_PATH verified and recorded).
+PlanChoices kernel_choices(RepairOutcome& o, const RepairOptions& options, const doctor::DoctorInputs& inputs,
+                           PlanChoices choices) {
+  const auto survey = survey_kernels(inputs, {});
+  if (survey.kernels.empty()) return choices;
+  std::string names;
+  for (const auto& k : survey.kernels) names += (names.empty() ? "'" : ", '") + k.spec.name + "'";
+  if (options.pin == false) {
+    o.notes.push_back("--no-pin: the env's Jupyter kernel(s) " + names +
+                      " start in their server's environment and stay exposed to its LD_LIBRARY_PATH");
+    return choices;
+  }
+  choices.kernels = true;
+  o.notes.push_back("the env has Jupyter kernel(s) " + names +
+                    ": a kernel starts in its server's environment and runs no activation, so repair pins every "
+                    "library that finds an env CUDA library after LD_LIBRARY_PATH (DT_RUNPATH -> DT_RPATH)");
+  for (const auto& l : survey.launches) {
+    if (!l.running) continue;
+    auto it = l.environment.find("LD_LIBRARY_PATH");
+    const launch::PathValue value = it == l.environment.end() ? std::nullopt : launch::PathValue(it->second);
+    choices.extra_launches = launch::record_launch(choices.extra_launches, value);
+    o.notes.push_back("verified and recorded: " + l.name + ", LD_LIBRARY_PATH " + launch::describe(value));
+  }
+  return choices;
 }
 
 // What no repair changes (doctor::is_package_finding), named once: the first
@@ -116,8 +149,9 @@ RepairOutcome repair(const RepairOptions& options) {
                                            "--launch: at most " + std::to_string(launch::max_recorded_launches - 1) +
                                                " besides this shell's (a repair records " +
                                                std::to_string(launch::max_recorded_launches) + ")"));
-  repair::PlanRequest request =
-      plan_request(*inputs, previous, {options.pin, true, options.forget_launches, options.launches}, system);
+  const PlanChoices choices =
+      kernel_choices(o, options, *inputs, {options.pin, true, options.forget_launches, options.launches});
+  repair::PlanRequest request = plan_request(*inputs, previous, choices, system);
   if (!options.launches.empty())
     o.notes.push_back("the launch(es) given with --launch are verified and recorded too: " +
                       std::to_string(options.launches.size()) + " LD_LIBRARY_PATH value(s) beside this shell's");
@@ -161,7 +195,7 @@ RepairOutcome repair(const RepairOptions& options) {
   }
   if (auto marked = mark_repair_time(*tree); !marked)
     o.warnings.push_back("the activation hooks may call this repair stale: " + marked.error().describe());
-  o.after = verdict_after(options.env);
+  verdict_after(o);
   return finish(std::move(o), status);
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "doctor/doctor.hpp"
 #include "env/discovery.hpp"
 #include "launch/launch.hpp"
 #include "repair/changes.hpp"
@@ -50,6 +51,7 @@ struct RepairOutcome {
   std::optional<repair::ChangeSet> changes;
   std::optional<std::string> failure;       // cannot_repair, conflict: why nothing was written
   std::optional<std::pair<int, int>> after; // doctor after applying: errors, warnings
+  std::vector<doctor::KernelReport> kernels; // the env's Jupyter kernels, judged after applying
   RepairStatus status = RepairStatus::error;
   std::optional<Error> error; // status error: said once, nothing else to show
   std::vector<std::string> warnings; // what reading the env skipped (unreadable records, ...)

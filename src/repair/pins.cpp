@@ -160,6 +160,55 @@ void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, Overla
   std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
 }
 
+namespace {
+// One exposure round: the requesters whose DT_RUNPATH finds an env CUDA
+// library on some root's chain, not pinned yet (an unpinnable one stays
+// exposed: doctor's kernel-exposed finding names its soname after the repair).
+std::vector<PlannedPin> exposure_round(const doctor::DoctorReport& report, loader::FileSystemView& files,
+                                       const std::map<std::pair<std::uint64_t, std::uint64_t>, EnvFile>& env,
+                                       std::set<std::string>& pinned) {
+  std::vector<PlannedPin> out;
+  const std::string prefix = prefix_of(report.inputs);
+  for (const auto& root : report.roots) {
+    const auto& objs = root.report.objects;
+    for (const auto& edge : root.report.edges) {
+      if (edge.via != loader::FoundVia::runpath || edge.from < 0 || edge.to < 0) continue;
+      const std::string target = normal(objs[static_cast<std::size_t>(edge.to)].name);
+      if (target.rfind(prefix + "/", 0) != 0 || !provider_by_soname(report.inputs.inventory, edge.needed)) continue;
+      const auto& from = files.open_verify(normal(objs[static_cast<std::size_t>(edge.from)].name));
+      auto it = env.find({from.dev, from.ino});
+      if (it == env.end() || !from.elf || pinned.count(it->second.path)) continue;
+      auto offsets = elf::runpath_tag_offsets(*from.elf);
+      if (offsets.empty() || elf::pin_refusal(*from.elf)) continue;
+      const EnvFile& file = it->second;
+      pinned.insert(file.path);
+      PlannedPin pin{file.path, std::string(from.elf->dynamic().runpath.value_or("")), offsets,
+                     edge.needed + ": its DT_RUNPATH finds the env's copy after LD_LIBRARY_PATH, so a Jupyter "
+                                   "server's LD_LIBRARY_PATH could replace it",
+                     file.links_out};
+      if (file.links_out) pin.reason += "; a symlink out of the env: a private copy replaces it (undo puts the link back)";
+      out.push_back(std::move(pin));
+    }
+  }
+  return out;
+}
+} // namespace
+
+void plan_exposure_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, OverlayFileView& overlay) {
+  auto env = env_files(bare_inputs, overlay);
+  std::set<std::string> pinned;
+  for (const auto& p : plan.pins) pinned.insert(p.path);
+  for (int round = 0; round < 16; ++round) {
+    auto more = exposure_round(doctor::run_doctor(bare_inputs, overlay), overlay, env, pinned);
+    if (more.empty()) break;
+    for (auto& p : more) {
+      show_pinned(overlay, prefix_of(bare_inputs), p);
+      plan.pins.push_back(std::move(p));
+    }
+  }
+  std::sort(plan.pins.begin(), plan.pins.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+}
+
 // A pin belongs to the env, not to the shell that planned it: the pins a
 // previous repair made and no launch of this one asks for stay, while the
 // file still has the DT_RUNPATH tags they change (issue 24: a repair from a

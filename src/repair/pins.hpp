@@ -20,6 +20,11 @@ void show_pinned(OverlayFileView& overlay, const std::string& prefix, const Plan
 
 // Adds to plan.pins (sorted by path), plan.unpinnable and plan.order_limits.
 void plan_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, OverlayFileView& overlay);
+// The exposure pins (PlanRequest::hold_any_ld_library_path): each env file
+// on a root's loading chain, LD_LIBRARY_PATH unset, that finds an env CUDA
+// library through DT_RUNPATH, round by round (a pin changes what RPATH
+// inheritance reaches). Adds to plan.pins (sorted by path).
+void plan_exposure_pins(RepairPlan& plan, const doctor::DoctorInputs& bare_inputs, OverlayFileView& overlay);
 // Adds the pins of `pinned_now` that stay (plan.pins sorted by path).
 void keep_pins(RepairPlan& plan, const std::vector<PinnedNow>& pinned_now, const std::string& prefix,
                OverlayFileView& overlay);

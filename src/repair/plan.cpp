@@ -55,8 +55,10 @@ RepairPlan plan_repair(const doctor::DoctorInputs& inputs, loader::FileSystemVie
   plan.not_activated_values = request.not_activated_values;
   plan.launches = request.launches;
   plan.activation = request.activation;
+  plan.hold_any_ld_library_path = request.pin && request.hold_any_ld_library_path;
   if (request.pin) {
     plan_pins(plan, b, overlay);
+    if (plan.hold_any_ld_library_path) plan_exposure_pins(plan, b, overlay);
     keep_pins(plan, request.pinned_now, prefix, overlay);
   }
   // What no search path can change, in each launch: activated with the

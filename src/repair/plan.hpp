@@ -89,6 +89,12 @@ struct PlanRequest {
   // Whether the env has an activation that sources conda's activate.d (a venv
   // or uv env has not: no hook is written, only launches without one count).
   bool activation = true;
+  // The env has Jupyter kernels (doctor/kernels.hpp): a kernel starts in its
+  // server's environment, whose LD_LIBRARY_PATH no terminal sees. Besides the
+  // pins the values above need, every env library that finds an env CUDA
+  // library through its DT_RUNPATH (searched after LD_LIBRARY_PATH) is pinned:
+  // the kernel then loads the env's copies whatever that value holds.
+  bool hold_any_ld_library_path = false;
 };
 
 struct RepairPlan {
@@ -100,6 +106,7 @@ struct RepairPlan {
   std::vector<std::optional<std::string>> not_activated_values; // verified, with unset
   std::vector<std::optional<std::string>> launches;             // recorded (PlanRequest::launches)
   bool activation = true;                                       // hooks written, activated launches verified
+  bool hold_any_ld_library_path = false;                        // PlanRequest's: exposure pins planned
   // One copy per soname: every consumer is led to it (folders, links), so
   // that every import order binds to the same copy; and where that cannot hold.
   std::vector<OneCopy> copies;

@@ -46,7 +46,7 @@ std::vector<std::string> plan_difference(const Manifest& recorded, const RepairP
     out.push_back("folder order: " + order);
   }
   add_set_difference(out, "link", recorded_links(recorded), planned_links(today));
-  if (recorded.pin) {
+  if (recorded.pin || today.pin) {
     std::set<std::string> was_pins, now_pins;
     for (const auto& p : recorded.pins) was_pins.insert(p.path);
     for (const auto& p : today.pins) now_pins.insert(p.path);
@@ -109,12 +109,15 @@ doctor::Finding unreadable_record_finding(const std::string& prefix, const Error
 
 doctor::Finding unverified_launch_finding(const std::string& prefix, const std::optional<std::string>& shell,
                                           const std::vector<std::optional<std::string>>& recorded,
-                                          const std::vector<std::string>& difference) {
+                                          const std::vector<std::string>& difference, bool needs_pins) {
   doctor::Finding f;
   f.code = doctor::code::unverified_launch;
-  f.severity = difference.empty() ? doctor::Severity::info : doctor::Severity::warning;
+  const bool changes = !difference.empty() || needs_pins;
+  f.severity = changes ? doctor::Severity::warning : doctor::Severity::info;
   f.title = "this shell's LD_LIBRARY_PATH differs from every launch `condacuda repair` verified" +
-            std::string(difference.empty() ? " (it needs nothing more)" : ": a repair from here would change the env");
+            std::string(!changes ? " (it needs nothing more)"
+                        : needs_pins ? ": without activation it fails (not-activated), and a repair --pin from here fixes it"
+                                     : ": a repair from here would change the env");
   f.evidence = {"this shell, without the env's hook: LD_LIBRARY_PATH " + launch::describe(shell),
                 "the launches the repair verified:"};
   for (const auto& l : recorded) f.evidence.push_back("  " + launch::describe(l));
@@ -123,7 +126,7 @@ doctor::Finding unverified_launch_finding(const std::string& prefix, const std::
     for (const auto& d : difference) f.evidence.push_back("  " + d);
   }
   f.evidence.push_back("the env itself did not change since the repair");
-  f.fix = "run `condacuda repair -p " + quote_posix(prefix) +
+  f.fix = "run `condacuda repair " + std::string(needs_pins ? "--pin " : "") + "-p " + quote_posix(prefix) +
           "` from this shell: it adds this launch and keeps every recorded one working";
   return f;
 }

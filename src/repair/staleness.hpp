@@ -41,9 +41,11 @@ doctor::Finding unreadable_record_finding(const std::string& prefix, const Error
 // without the hook) is none of those the repair verified (`recorded`).
 // `difference`: what a repair from this shell would change (plan_difference);
 // a warning when it would change something, else information (a repair
-// from here only records the launch).
+// from here only records the launch). `needs_pins`: this launch fails
+// without activation (a not-activated finding): a warning whose fix is
+// `repair --pin`, never "it needs nothing more" beside that finding.
 doctor::Finding unverified_launch_finding(const std::string& prefix, const std::optional<std::string>& shell,
                                           const std::vector<std::optional<std::string>>& recorded,
-                                          const std::vector<std::string>& difference);
+                                          const std::vector<std::string>& difference, bool needs_pins = false);
 
 } // namespace condacuda::repair

@@ -153,7 +153,7 @@ Json doctor_json(const doctor::DoctorReport& r) {
   j.set("imports", r.imports.empty() ? Json() : imports);
   j.set("python", python_json(in));
   j.set("programs", programs_json(r));
-  j.set("kernels", kernels_json(r));
+  j.set("kernels", kernels_json(r.kernels));
   j.set("pinned", strings(in.inventory.pinned));
   Json findings = Json::array();
   for (const auto& f : r.findings) findings.push(finding_json(f));
@@ -181,7 +181,7 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
            " file(s) by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH): " +
            util::join(in.inventory.pinned, ", ") + "\n";
   out += programs_text(r, style, verbose);
-  out += kernels_text(r, style);
+  out += kernels_text(r.kernels, style);
   int fails = 0;
   for (const auto& root : r.roots) fails += root.loads ? 0 : 1;
   int fails_unactivated = 0;

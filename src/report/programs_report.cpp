@@ -112,9 +112,9 @@ std::string programs_text(const doctor::DoctorReport& report, const Style& style
   return out;
 }
 
-Json kernels_json(const doctor::DoctorReport& report) {
+Json kernels_json(const std::vector<doctor::KernelReport>& kernels) {
   Json out = Json::array();
-  for (const auto& k : report.kernels) {
+  for (const auto& k : kernels) {
     Json j = Json::object();
     j.set("name", k.spec.name);
     j.set("dir", k.spec.dir);
@@ -141,9 +141,9 @@ Json kernels_json(const doctor::DoctorReport& report) {
   return out;
 }
 
-std::string kernels_text(const doctor::DoctorReport& report, const Style& style) {
+std::string kernels_text(const std::vector<doctor::KernelReport>& kernels, const Style& style) {
   std::string out;
-  for (const auto& k : report.kernels) {
+  for (const auto& k : kernels) {
     out += style.bold("kernel '" + k.spec.name + "'") + " (" + k.spec.dir + "/kernel.json, " + jupyter::to_string(k.run.runner) + "):";
     std::vector<std::string> exposed;
     for (const auto& v : k.verdicts) {
@@ -152,9 +152,12 @@ std::string kernels_text(const doctor::DoctorReport& report, const Style& style)
       for (const auto& e : v.exposed)
         if (std::find(exposed.begin(), exposed.end(), e) == exposed.end()) exposed.push_back(e);
     }
+    const bool loads = std::all_of(k.verdicts.begin(), k.verdicts.end(), [](const auto& v) { return v.loads; });
     if (!exposed.empty())
       out += "\n  " + style.yellow("breaks") + " when the server's LD_LIBRARY_PATH has an older " + exposed.front() +
              (exposed.size() > 1 ? " (or " + std::to_string(exposed.size() - 1) + " more)" : "");
+    else if (loads && !k.verdicts.empty())
+      out += "\n  " + style.green("holds") + " whatever the server's LD_LIBRARY_PATH holds (it finds the env's CUDA libraries before it)";
     out += "\n";
   }
   return out.empty() ? out : "\n" + out;

@@ -15,7 +15,7 @@ util::Json programs_json(const doctor::DoctorReport& report);
 // One line a program, with its verdict in each launch judged; "" when the env has none.
 std::string programs_text(const doctor::DoctorReport& report, const Style& style, bool verbose);
 // The env's Jupyter kernels, each with its verdict per server launch (`kernels` in --json).
-util::Json kernels_json(const doctor::DoctorReport& report);
-std::string kernels_text(const doctor::DoctorReport& report, const Style& style);
+util::Json kernels_json(const std::vector<doctor::KernelReport>& kernels);
+std::string kernels_text(const std::vector<doctor::KernelReport>& kernels, const Style& style);
 
 } // namespace condacuda::report

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/info_report.hpp"
+#include "report/programs_report.hpp"
 
 namespace condacuda::report {
 
@@ -167,6 +168,7 @@ Json repair_json(const app::RepairOutcome& r) {
   Json notes = Json::array();
   for (const auto& n : r.notes) notes.push(n);
   j.set("notes", notes);
+  j.set("kernels", kernels_json(r.kernels));
   if (r.after) {
     Json a = Json::object();
     a.set("healthy", r.after->first == 0);
@@ -242,6 +244,7 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
   }
   for (const auto& n : r.notes) out += "\n" + style.bold("note") + ": " + n + "\n";
   if (r.failure) out += "\n" + style.red("nothing written: ") + *r.failure + "\n";
+  if (!r.kernels.empty()) out += "\n" + style.bold("Jupyter kernels, verified after") + "\n" + kernels_text(r.kernels, style).substr(1);
   if (r.after)
     out += "\n" + style.bold("doctor after") + ": " +
            (r.after->first == 0 ? style.green("healthy") : style.red("not healthy")) + " (" + std::to_string(r.after->first) +

@@ -78,6 +78,14 @@ expect_eq "$(json "$scratch/other.json" '[f["code"] for f in j["findings"] if f[
   "['unverified-launch']" "the shell's own finding"
 expect_eq "$(json "$scratch/other.json" '"condacuda repair" in [f for f in j["findings"] if f["code"] == "unverified-launch"][0]["fix"]')" \
   True "its fix"
+# Issue 50: beside a not-activated warning (the module launch fails without
+# activation), unverified-launch never says "it needs nothing more": it is a
+# warning whose fix is the not-activated finding's (repair --pin).
+expect_eq "$(json "$scratch/other.json" '[f["severity"] for f in j["findings"] if f["code"] == "not-activated"]')" \
+  "['warning']" "the module launch fails without activation"
+expect_eq "$(json "$scratch/other.json" \
+  '[(f["severity"], "nothing more" in f["title"], "repair --pin" in f["fix"]) for f in j["findings"] if f["code"] == "unverified-launch"]')" \
+  "[('warning', False, True)]" "unverified-launch agrees with not-activated"
 expect_status 0 env LD_LIBRARY_PATH="$module" "$CONDACUDA" doctor -p "$env" > "$scratch/other.txt"
 grep -q "the env changed" "$scratch/other.txt" && fail "doctor says the env changed"
 
