@@ -217,7 +217,8 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
     if (auto s = add_coverage_findings(report, options, **t, *gpus); !s) return s.error();
   }
   // Jupyter kernels of the env: launches a server starts, in its environment.
-  const auto survey = survey_kernels(inputs, state.manifest ? state.manifest->launches : std::vector<launch::PathValue>{});
+  const auto survey =
+      survey_kernels(inputs, state.manifest ? state.manifest->launches : std::vector<launch::PathValue>{}, files);
   for (const auto& k : survey.unreadable) report.findings.push_back(bad_kernelspec_finding(k));
   doctor::judge_kernels(report, survey.kernels, survey.launches, system, files);
   report.node = node_facts(inputs, *gpus, std::move(system));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "app/activation.hpp"
 #include "sys/env_discovery.hpp"
 #include "sys/env_scan.hpp"
 
@@ -23,36 +24,84 @@ std::vector<std::string> all_kernel_dirs(const std::string& prefix, const std::m
 }
 } // namespace
 
-KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vector<launch::PathValue>& recorded) {
-  KernelSurvey out;
+namespace {
+struct ShellView {
+  std::map<std::string, std::string> environment;
+  std::string home;
+  std::vector<jupyter::Server> servers;
+};
+
+ShellView shell_view() {
+  ShellView v;
+  v.environment = sys::this_environment();
+  v.home = v.environment.count("HOME") ? v.environment.at("HOME") : sys::passwd_home();
+  v.servers = sys::running_servers(jupyter::runtime_dir(sys::jupyter_variables(v.environment, v.home)));
+  return v;
+}
+
+std::vector<doctor::ServerLaunch> launches_of(const ShellView& view, const std::vector<launch::PathValue>& recorded) {
+  std::vector<doctor::ServerLaunch> out;
+  const auto& shell = view.environment;
+  out.push_back({"a server started from this shell", shell, false, true});
+  const auto shell_llp = shell.count("LD_LIBRARY_PATH") ? launch::PathValue(shell.at("LD_LIBRARY_PATH")) : std::nullopt;
+  for (const auto& value : recorded) {
+    if (launch::same_value(value, shell_llp)) continue; // the server started from this shell
+    auto env_vars = shell;
+    if (value) env_vars["LD_LIBRARY_PATH"] = *value;
+    else env_vars.erase("LD_LIBRARY_PATH");
+    out.push_back({"a server with the recorded launch " + launch::describe(value), std::move(env_vars), false, false});
+  }
+  for (const auto& s : view.servers)
+    out.push_back({"the running server pid " + std::to_string(s.pid) + (s.url.empty() ? "" : " (" + s.url + ")"),
+                   s.environment, true, true});
+  return out;
+}
+} // namespace
+
+std::vector<doctor::ServerLaunch> kernel_launches(const std::vector<launch::PathValue>& recorded) {
+  return launches_of(shell_view(), recorded);
+}
+
+std::vector<doctor::EnvKernel> env_kernels(const doctor::DoctorInputs& inputs, std::vector<jupyter::Kernelspec> specs,
+                                           loader::FileSystemView& view) {
+  std::vector<doctor::EnvKernel> out;
   if (!inputs.host_program) return out; // no python: no kernel of this env
-  const auto shell = sys::this_environment();
-  const std::string home = shell.count("HOME") ? shell.at("HOME") : sys::passwd_home();
-  const auto servers = sys::running_servers(jupyter::runtime_dir(sys::jupyter_variables(shell, home)));
   jupyter::EnvIdentity env{inputs.env.prefix, inputs.env.name, *inputs.host_program,
                            inputs.python && inputs.python->interpreter.venv};
   sys::DiskKernelFiles files;
-  for (auto& found : sys::find_kernelspecs(all_kernel_dirs(inputs.env.prefix, shell, home, servers))) {
-    if (!found.problem.empty()) {
-      out.unreadable.push_back(std::move(found));
-      continue;
+  std::optional<std::vector<std::string>> run_folders; // `condacuda run`'s, planned once
+  for (auto& spec : specs) {
+    auto run = jupyter::classify_kernel(spec, env, files);
+    if (run.runner == jupyter::KernelRunner::other) continue;
+    doctor::EnvKernel k{std::move(spec), std::move(run), {}};
+    if (k.run.runner == jupyter::KernelRunner::condacuda_run) {
+      if (!run_folders) {
+        const auto activated = activated_ld_library_path(inputs, view, Unrepaired::plan);
+        run_folders.emplace();
+        if (activated.source == launch::ActivatedSource::plan)
+          for (const auto& f : activated.planned_folders) run_folders->push_back(inputs.env.prefix + "/" + f);
+        else
+          *run_folders = inputs.hook_folders;
+      }
+      k.first_folders = *run_folders;
     }
-    auto run = jupyter::classify_kernel(found.spec, env, files);
-    if (run.runner != jupyter::KernelRunner::other) out.kernels.push_back({std::move(found.spec), std::move(run)});
+    out.push_back(std::move(k));
   }
-  if (out.kernels.empty()) return out;
-  out.launches.push_back({"a server started from this shell", shell, false, true});
-  const auto shell_llp = shell.count("LD_LIBRARY_PATH") ? launch::PathValue(shell.at("LD_LIBRARY_PATH")) : std::nullopt;
-  for (std::size_t i = 0; i < recorded.size(); ++i) {
-    if (launch::same_value(recorded[i], shell_llp)) continue; // the server started from this shell
-    auto env_vars = shell;
-    if (recorded[i]) env_vars["LD_LIBRARY_PATH"] = *recorded[i];
-    else env_vars.erase("LD_LIBRARY_PATH");
-    out.launches.push_back({"a server with the recorded launch " + launch::describe(recorded[i]), std::move(env_vars), false, false});
+  return out;
+}
+
+KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vector<launch::PathValue>& recorded,
+                            loader::FileSystemView& view) {
+  KernelSurvey out;
+  if (!inputs.host_program) return out;
+  const ShellView shell = shell_view();
+  std::vector<jupyter::Kernelspec> specs;
+  for (auto& found : sys::find_kernelspecs(all_kernel_dirs(inputs.env.prefix, shell.environment, shell.home, shell.servers))) {
+    if (!found.problem.empty()) out.unreadable.push_back(std::move(found));
+    else specs.push_back(std::move(found.spec));
   }
-  for (const auto& s : servers)
-    out.launches.push_back({"the running server pid " + std::to_string(s.pid) + (s.url.empty() ? "" : " (" + s.url + ")"),
-                            s.environment, true, true});
+  out.kernels = env_kernels(inputs, std::move(specs), view);
+  if (!out.kernels.empty()) out.launches = launches_of(shell, recorded);
   return out;
 }
 

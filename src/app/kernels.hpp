@@ -20,7 +20,18 @@ struct KernelSurvey {
   std::vector<doctor::ServerLaunch> launches;
 };
 
-KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vector<launch::PathValue>& recorded_launches);
+// The launches a kernel of the env may start in: a server started from this
+// shell, one per recorded launch (this shell's environment with its
+// LD_LIBRARY_PATH), each running Jupyter server of this user.
+std::vector<doctor::ServerLaunch> kernel_launches(const std::vector<launch::PathValue>& recorded_launches);
+
+// The specs that start this env's interpreter, classified, each with what
+// its start puts first on LD_LIBRARY_PATH (`condacuda run`: the env's folders).
+std::vector<doctor::EnvKernel> env_kernels(const doctor::DoctorInputs& inputs, std::vector<jupyter::Kernelspec> specs,
+                                           loader::FileSystemView& files);
+
+KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vector<launch::PathValue>& recorded_launches,
+                            loader::FileSystemView& files);
 
 // bad-kernelspec (warning): a kernelspec on the data path that cannot be read.
 doctor::Finding bad_kernelspec_finding(const sys::FoundKernel& k);

@@ -66,7 +66,8 @@ void verdict_after(RepairOutcome& o) {
   auto after = doctor_inputs(o.env, BaseLdLibraryPath::this_shell(), fresh, state);
   if (!after) return;
   auto report = doctor::run_doctor(*after, fresh);
-  const auto survey = survey_kernels(*after, state.manifest ? state.manifest->launches : std::vector<launch::PathValue>{});
+  const auto survey =
+      survey_kernels(*after, state.manifest ? state.manifest->launches : std::vector<launch::PathValue>{}, fresh);
   doctor::judge_kernels(report, survey.kernels, survey.launches, sys::system_cuda_dirs(), fresh);
   o.after = std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
   o.kernels = std::move(report.kernels);
@@ -76,10 +77,13 @@ void verdict_after(RepairOutcome& o) {
 // exposure pins, each running server's LD_LIBRARY_PATH verified and recorded).
 PlanChoices kernel_choices(RepairOutcome& o, const RepairOptions& options, const doctor::DoctorInputs& inputs,
                            PlanChoices choices) {
-  const auto survey = survey_kernels(inputs, {});
-  if (survey.kernels.empty()) return choices;
+  const auto survey = survey_kernels(inputs, {}, sys::process_file_view());
+  // A kernel started through an activation (conda run, condacuda run, ...)
+  // gets the env's folders first from the hook this repair writes.
   std::string names;
-  for (const auto& k : survey.kernels) names += (names.empty() ? "'" : ", '") + k.spec.name + "'";
+  for (const auto& k : survey.kernels)
+    if (!k.run.activated) names += (names.empty() ? "'" : ", '") + k.spec.name + "'";
+  if (names.empty()) return choices;
   if (options.pin == false) {
     o.notes.push_back("--no-pin: the env's Jupyter kernel(s) " + names +
                       " start in their server's environment and stay exposed to its LD_LIBRARY_PATH");

@@ -41,7 +41,7 @@ std::vector<Command> add_commands(CLI::App& root, std::string_view first) {
   using Adder = Command (*)(CLI::App&);
   static constexpr std::pair<std::string_view, Adder> named[] = {
       {"list", add_list}, {"info", add_info}, {"doctor", add_doctor}, {"repair", add_repair}, {"undo", add_undo},
-      {"run", add_run},   {"lock", add_lock}, {"check", add_check},   {"fleet", add_fleet}};
+      {"run", add_run},   {"lock", add_lock}, {"check", add_check},   {"fleet", add_fleet}, {"kernel", add_kernel}};
   for (const auto& [name, add] : named)
     if (first == name) return {add(root)};
   std::vector<Command> all;

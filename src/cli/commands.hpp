@@ -13,6 +13,7 @@ Command add_run(CLI::App& root);
 Command add_lock(CLI::App& root);
 Command add_check(CLI::App& root);
 Command add_fleet(CLI::App& root);
+Command add_kernel(CLI::App& root);
 Command add_generate(CLI::App& root); // hidden: completions and man page
 
 } // namespace condacuda::cli

@@ -41,13 +41,16 @@ python::PythonLaunch python_launch(const python::PythonLaunch& base, const std::
 DoctorInputs kernel_inputs(const DoctorInputs& base, const EnvKernel& k, const std::map<std::string, std::string>& env) {
   std::optional<std::string> llp = variable(env, "LD_LIBRARY_PATH");
   DoctorInputs in = not_activated_inputs(base, llp);
-  if (k.run.activated && base.hook_present) {
+  const auto& folders = !k.first_folders.empty() ? k.first_folders
+                        : k.run.activated && base.hook_present ? base.hook_folders
+                                                               : k.first_folders;
+  if (k.run.activated && !folders.empty()) {
     const auto state = variable(env, "CONDACUDA_HOOK_STATE");
     const auto before = state ? launch::hook_entries_for(*state, base.env.prefix) : std::nullopt;
     in = base;
     in.context = LaunchContext::activated;
     in.base_ld_library_path = llp;
-    in.config.ld_library_path = launch::activate_ld_library_path(llp, base.hook_folders, before);
+    in.config.ld_library_path = launch::activate_ld_library_path(llp, folders, before);
   }
   in.imports.clear();
   if (in.python) {

@@ -33,6 +33,10 @@ struct ServerLaunch {
 struct EnvKernel {
   jupyter::Kernelspec spec;
   jupyter::KernelRun run;
+  // What its start puts first on LD_LIBRARY_PATH (absolute): `condacuda run`'s
+  // folders (the hook's, or the planned ones in an env not repaired yet); an
+  // activation's are the hook's (DoctorInputs::hook_folders), none without one.
+  std::vector<std::string> first_folders;
 };
 
 // Judges each kernel in each launch; adds report.kernels and the findings

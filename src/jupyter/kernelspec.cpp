@@ -63,12 +63,13 @@ bool envset(const std::optional<std::string>& value) {
   return v != "no" && v != "n" && v != "false" && v != "off" && v != "0" && v != "0.0";
 }
 
+} // namespace
+
 std::string data_dir(const JupyterVariables& v) {
   if (v.jupyter_data_dir && !v.jupyter_data_dir->empty()) return *v.jupyter_data_dir;
   if (v.xdg_data_home && !v.xdg_data_home->empty()) return *v.xdg_data_home + "/jupyter";
   return v.home + "/.local/share/jupyter";
 }
-} // namespace
 
 std::vector<std::string> kernel_dirs(const JupyterVariables& vars, const std::string& server_prefix) {
   std::vector<std::string> paths;
@@ -224,6 +225,29 @@ KernelRun classify_kernel(const Kernelspec& spec, const EnvIdentity& env, Kernel
     }
   }
   return run;
+}
+
+std::string render_kernelspec(const KernelspecDraft& d) {
+  util::Json argv = util::Json::array();
+  for (const auto& a : d.argv) argv.push(a);
+  util::Json meta = util::Json::object();
+  meta.set("env", d.env_prefix);
+  meta.set("written_by", d.written_by);
+  util::Json metadata = util::Json::object();
+  metadata.set("condacuda", meta);
+  util::Json j = util::Json::object();
+  j.set("argv", argv);
+  j.set("display_name", d.display_name);
+  j.set("language", "python");
+  j.set("metadata", metadata);
+  return j.dump(1) + "\n";
+}
+
+bool written_by_condacuda(std::string_view json_text) {
+  auto json = util::parse_json(json_text);
+  if (!json || !json->is_object()) return false;
+  const auto* metadata = json->get("metadata");
+  return metadata && metadata->is_object() && metadata->get("condacuda");
 }
 
 } // namespace condacuda::jupyter

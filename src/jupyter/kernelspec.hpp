@@ -60,6 +60,10 @@ struct JupyterVariables {
 // hides the same name in later ones.
 std::vector<std::string> kernel_dirs(const JupyterVariables& vars, const std::string& server_prefix);
 
+// jupyter_data_dir(): JUPYTER_DATA_DIR, else $XDG_DATA_HOME/jupyter, else
+// ~/.local/share/jupyter (Linux).
+std::string data_dir(const JupyterVariables& vars);
+
 // jupyter_runtime_dir(): JUPYTER_RUNTIME_DIR, else <data dir>/runtime.
 std::string runtime_dir(const JupyterVariables& vars);
 
@@ -124,5 +128,20 @@ std::optional<Server> parse_server_file(std::string_view json_text, const std::s
 
 // /proc/PID/environ's NUL-separated NAME=value entries.
 std::map<std::string, std::string> parse_environ(std::string_view bytes);
+
+// A kernelspec `condacuda kernel install` writes: as `ipykernel install`
+// writes one (argv, display_name, language; ipykernel/kernelspec.py
+// write_kernel_spec), with metadata.condacuda naming the env, so that a
+// later install recognises its own file.
+struct KernelspecDraft {
+  std::vector<std::string> argv;
+  std::string display_name;
+  std::string env_prefix;
+  std::string written_by; // "condacuda 0.x"
+};
+std::string render_kernelspec(const KernelspecDraft& draft);
+
+// Whether a kernel.json's text is one condacuda wrote (metadata.condacuda).
+bool written_by_condacuda(std::string_view json_text);
 
 } // namespace condacuda::jupyter
