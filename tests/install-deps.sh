@@ -11,7 +11,8 @@
 # installs into, pip from ensurepip), time (/usr/bin/time -v: peak RSS),
 # slurmctld, slurmd, slurm-client and munge (a Slurm cluster for the fleet tests;
 # scontrol, the oracle of util/hostlist), debootstrap (the Debian 11 and 13 roots of
-# e2e.portable_bullseye and e2e.portable_trixie: tests/e2e/debian_root.sh). Not root
+# e2e.portable_bullseye and e2e.portable_trixie: tests/e2e/debian_root.sh), python3-jupyter-client
+# and python3-ipykernel (the real kernels e2e.jupyter starts). Not root
 # and something missing: says what, and leaves it to the caller (the suites that need it skip).
 set -euo pipefail
 level=${1:-test}
@@ -20,7 +21,7 @@ build_pkgs=(g++ cmake ninja-build pkgconf lld libboost1.81-dev libboost-filesyst
             libyaml-cpp-dev libcli11-dev doctest-dev python3 python3-dev)
 test_pkgs=(bash zsh dash ksh fish tcsh xonsh bash-completion shellcheck hyperfine libtree strace valgrind patchelf binutils file
            groff-base man-db dpkg-dev python3-yaml python3-jinja2 python3-venv time slurmctld slurmd slurm-client munge
-           debootstrap)
+           debootstrap python3-jupyter-client python3-ipykernel)
 
 want=("${build_pkgs[@]}")
 [ "$level" = test ] && want+=("${test_pkgs[@]}")

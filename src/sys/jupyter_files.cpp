@@ -126,14 +126,19 @@ std::string DiskKernelFiles::real_path(const std::string& path) {
 }
 
 std::optional<std::string> DiskKernelFiles::read_script(const std::string& path) {
+  if (auto it = scripts_.find(path); it != scripts_.end()) return it->second;
+  auto& slot = scripts_[path];
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   struct stat st {};
-  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  std::string text(64 * 1024, '\0');
-  const ssize_t got = ::read(fd.get(), text.data(), text.size());
-  if (got < 0) return std::nullopt;
-  text.resize(static_cast<std::size_t>(got));
-  return text;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return slot;
+  // A script starts with "#!": an interpreter's binary is not read further.
+  std::string text(2, '\0');
+  if (::read(fd.get(), text.data(), 2) != 2 || text != "#!") return slot = text;
+  text.resize(64 * 1024);
+  const ssize_t got = ::pread(fd.get(), text.data() + 2, text.size() - 2, 2);
+  if (got < 0) return slot;
+  text.resize(2 + static_cast<std::size_t>(got));
+  return slot = std::move(text);
 }
 
 } // namespace condacuda::sys

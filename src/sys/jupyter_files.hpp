@@ -6,6 +6,7 @@
 // regular file of at most read_cap::config bytes (a FIFO never blocks), a
 // folder's listing stops at 10,000 names, nothing is ever written here.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@ std::map<std::string, std::string> this_environment();
 // Jupyter's variables from an environment (this shell's or a server's).
 jupyter::JupyterVariables jupyter_variables(const std::map<std::string, std::string>& environment, const std::string& home);
 
-// KernelFiles on the disk: realpath, and the first 64 KiB of a regular file.
+// KernelFiles on the disk: realpath, and the first 64 KiB of a regular file
+// that starts with "#!" (of another, its first two bytes); each path once.
 class DiskKernelFiles final : public jupyter::KernelFiles {
 public:
   std::string real_path(const std::string& path) override;
@@ -41,6 +43,7 @@ public:
 
 private:
   std::map<std::string, std::string> real_;
+  std::map<std::string, std::optional<std::string>> scripts_;
 };
 
 } // namespace condacuda::sys
