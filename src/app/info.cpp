@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "app/doctor_inputs.hpp"
+#include "app/kernels.hpp"
 #include "repair/hooks.hpp"
 
 #include "sys/env_discovery.hpp"
@@ -24,6 +25,10 @@ Result<EnvInfo> info(const env::EnvRecord& env) {
       if (frameworks::any_framework_importable(*view))
         out.frameworks = frameworks::find_frameworks(frameworks::embedded_recipes(), *view);
       out.outside = frameworks::nvidia_libraries_outside(*view, out.inventory.prefix);
+      auto python = sys::env_python(env.prefix);
+      auto survey = find_env_kernels({env.prefix, env.name, python.value_or(""), view->interpreter.venv});
+      out.kernels = std::move(survey.kernels);
+      for (const auto& k : survey.unreadable) out.unreadable_kernelspecs.emplace_back(k.spec.dir + "/kernel.json", k.problem);
     }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "doctor/kernels.hpp"
 #include "env/discovery.hpp"
 #include "frameworks/installed.hpp"
 #include "inventory/inventory.hpp"
@@ -18,6 +19,11 @@ struct EnvInfo {
   std::vector<frameworks::InstalledFramework> frameworks;
   // NVIDIA libraries in sys.path folders outside the env (the user site, PYTHONPATH).
   std::vector<frameworks::SysPathLibrary> outside;
+  // The Jupyter kernelspecs that start the env's python (docs/jupyter.md),
+  // found where jupyter_client looks from this shell and each running
+  // server, not judged (doctor judges them); and those that cannot be read.
+  std::vector<doctor::EnvKernel> kernels;
+  std::vector<std::pair<std::string, std::string>> unreadable_kernelspecs; // kernel.json, why
 };
 
 // Errors: the prefix cannot be read at all.

@@ -62,31 +62,60 @@ std::vector<doctor::ServerLaunch> kernel_launches(const std::vector<launch::Path
   return launches_of(shell_view(), recorded);
 }
 
-std::vector<doctor::EnvKernel> env_kernels(const doctor::DoctorInputs& inputs, std::vector<jupyter::Kernelspec> specs,
-                                           loader::FileSystemView& view) {
+namespace {
+jupyter::EnvIdentity identity_of(const doctor::DoctorInputs& inputs) {
+  return {inputs.env.prefix, inputs.env.name, inputs.host_program.value_or(""), inputs.python && inputs.python->interpreter.venv};
+}
+
+std::vector<doctor::EnvKernel> classified(const jupyter::EnvIdentity& env, std::vector<jupyter::Kernelspec> specs) {
   std::vector<doctor::EnvKernel> out;
-  if (!inputs.host_program) return out; // no python: no kernel of this env
-  jupyter::EnvIdentity env{inputs.env.prefix, inputs.env.name, *inputs.host_program,
-                           inputs.python && inputs.python->interpreter.venv};
   sys::DiskKernelFiles files;
-  std::optional<std::vector<std::string>> run_folders; // `condacuda run`'s, planned once
   for (auto& spec : specs) {
     auto run = jupyter::classify_kernel(spec, env, files);
-    if (run.runner == jupyter::KernelRunner::other) continue;
-    doctor::EnvKernel k{std::move(spec), std::move(run), {}};
-    if (k.run.runner == jupyter::KernelRunner::condacuda_run) {
-      if (!run_folders) {
-        const auto activated = activated_ld_library_path(inputs, view, Unrepaired::plan);
-        run_folders.emplace();
-        if (activated.source == launch::ActivatedSource::plan)
-          for (const auto& f : activated.planned_folders) run_folders->push_back(inputs.env.prefix + "/" + f);
-        else
-          *run_folders = inputs.hook_folders;
-      }
-      k.first_folders = *run_folders;
-    }
-    out.push_back(std::move(k));
+    if (run.runner != jupyter::KernelRunner::other) out.push_back({std::move(spec), std::move(run), {}});
   }
+  return out;
+}
+
+// What `condacuda run` puts first for the kernels that start through it.
+void add_run_folders(std::vector<doctor::EnvKernel>& kernels, const doctor::DoctorInputs& inputs,
+                     loader::FileSystemView& view) {
+  std::optional<std::vector<std::string>> run_folders; // planned once
+  for (auto& k : kernels) {
+    if (k.run.runner != jupyter::KernelRunner::condacuda_run) continue;
+    if (!run_folders) {
+      const auto activated = activated_ld_library_path(inputs, view, Unrepaired::plan);
+      run_folders.emplace();
+      if (activated.source == launch::ActivatedSource::plan)
+        for (const auto& f : activated.planned_folders) run_folders->push_back(inputs.env.prefix + "/" + f);
+      else
+        *run_folders = inputs.hook_folders;
+    }
+    k.first_folders = *run_folders;
+  }
+}
+
+void find_specs(KernelSurvey& out, const std::string& prefix, const ShellView& shell, std::vector<jupyter::Kernelspec>& specs) {
+  for (auto& found : sys::find_kernelspecs(all_kernel_dirs(prefix, shell.environment, shell.home, shell.servers))) {
+    if (!found.problem.empty()) out.unreadable.push_back(std::move(found));
+    else specs.push_back(std::move(found.spec));
+  }
+}
+} // namespace
+
+std::vector<doctor::EnvKernel> env_kernels(const doctor::DoctorInputs& inputs, std::vector<jupyter::Kernelspec> specs,
+                                           loader::FileSystemView& view) {
+  if (!inputs.host_program) return {}; // no python: no kernel of this env
+  auto out = classified(identity_of(inputs), std::move(specs));
+  add_run_folders(out, inputs, view);
+  return out;
+}
+
+KernelSurvey find_env_kernels(const jupyter::EnvIdentity& env) {
+  KernelSurvey out;
+  std::vector<jupyter::Kernelspec> specs;
+  find_specs(out, env.prefix, shell_view(), specs);
+  out.kernels = classified(env, std::move(specs));
   return out;
 }
 
@@ -96,10 +125,7 @@ KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vecto
   if (!inputs.host_program) return out;
   const ShellView shell = shell_view();
   std::vector<jupyter::Kernelspec> specs;
-  for (auto& found : sys::find_kernelspecs(all_kernel_dirs(inputs.env.prefix, shell.environment, shell.home, shell.servers))) {
-    if (!found.problem.empty()) out.unreadable.push_back(std::move(found));
-    else specs.push_back(std::move(found.spec));
-  }
+  find_specs(out, inputs.env.prefix, shell, specs);
   out.kernels = env_kernels(inputs, std::move(specs), view);
   if (!out.kernels.empty()) out.launches = launches_of(shell, recorded);
   return out;

@@ -30,6 +30,10 @@ std::vector<doctor::ServerLaunch> kernel_launches(const std::vector<launch::Path
 std::vector<doctor::EnvKernel> env_kernels(const doctor::DoctorInputs& inputs, std::vector<jupyter::Kernelspec> specs,
                                            loader::FileSystemView& files);
 
+// The kernelspecs on this shell's (and each running server's) data path
+// that start `env`'s interpreter, classified, without judging them (`info`).
+KernelSurvey find_env_kernels(const jupyter::EnvIdentity& env);
+
 KernelSurvey survey_kernels(const doctor::DoctorInputs& inputs, const std::vector<launch::PathValue>& recorded_launches,
                             loader::FileSystemView& files);
 

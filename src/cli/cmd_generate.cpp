@@ -67,27 +67,35 @@ std::string summary_of(const CLI::App& root, const std::string& program) {
   return d.rfind(lead, 0) == 0 ? d.substr(lead.size()) : d;
 }
 
+// One command's description: `sub` is `top` itself, or one of its second words (`kernel install`).
+report::CommandSpec command_spec(const CLI::App& top, const CLI::App& sub) {
+  report::CommandSpec c{top.get_name(), sub.get_description(), {}, false, takes_command(sub),
+                        &sub == &top ? "" : sub.get_name()};
+  for (const CLI::Option* o : sub.get_options()) {
+    if (o->get_name() == "--help" || o->get_group().empty()) continue; // hidden options stay hidden
+    if (o->get_lnames().empty() && o->get_snames().empty()) {
+      if (o->get_name() == "ENV") c.takes_env = true; // positional
+      continue;
+    }
+    report::OptionSpec os;
+    for (const auto& s : o->get_snames()) os.names.push_back("-" + s);
+    for (const auto& l : o->get_lnames()) os.names.push_back("--" + l);
+    os.description = o->get_description();
+    describe_value(o, os);
+    c.options.push_back(std::move(os));
+  }
+  return c;
+}
+
 report::CliSpec describe(CLI::App& root) {
   report::CliSpec spec;
   spec.summary = summary_of(root, spec.program);
   spec.version = CONDACUDA_VERSION;
-  for (CLI::App* sub : root.get_subcommands({})) {
-    if (sub->get_group().empty() || sub->get_name().rfind("__", 0) == 0) continue; // hidden
-    report::CommandSpec c{sub->get_name(), sub->get_description(), {}, false, takes_command(*sub)};
-    for (const CLI::Option* o : sub->get_options()) {
-      if (o->get_name() == "--help" || o->get_group().empty()) continue; // hidden options stay hidden
-      if (o->get_lnames().empty() && o->get_snames().empty()) {
-        if (o->get_name() == "ENV") c.takes_env = true; // positional
-        continue;
-      }
-      report::OptionSpec os;
-      for (const auto& s : o->get_snames()) os.names.push_back("-" + s);
-      for (const auto& l : o->get_lnames()) os.names.push_back("--" + l);
-      os.description = o->get_description();
-      describe_value(o, os);
-      c.options.push_back(std::move(os));
-    }
-    spec.commands.push_back(std::move(c));
+  for (CLI::App* top : root.get_subcommands({})) {
+    if (top->get_group().empty() || top->get_name().rfind("__", 0) == 0) continue; // hidden
+    const std::vector<CLI::App*> actions = top->get_subcommands({});
+    if (actions.empty()) spec.commands.push_back(command_spec(*top, *top));
+    for (const CLI::App* action : actions) spec.commands.push_back(command_spec(*top, *action));
   }
   return spec;
 }

@@ -3,7 +3,7 @@
 // `condacuda run`), as `ipykernel install --user` writes one.
 #include "app/kernel_install.hpp"
 #include "cli/commands.hpp"
-#include "report/programs_report.hpp"
+#include "report/kernel_report.hpp"
 
 namespace condacuda::cli {
 

@@ -186,9 +186,16 @@ Finding exposed_finding(const std::vector<const KernelReport*>& ks, const std::v
   Finding f;
   f.code = code::kernel_exposed;
   f.severity = Severity::warning;
-  f.library = exposed.front();
+  // The soname named: the first one a CUDA folder of this machine holds (a concrete case), else the first.
+  std::string named = exposed.front(), would;
+  for (const auto& soname : exposed)
+    if (would = as_folder_would(soname, system, files); !would.empty()) {
+      named = soname;
+      break;
+    }
+  f.library = named;
   f.title = kernel_names(ks) + (ks.size() == 1 ? " loads here, and breaks" : " load here, and break") +
-            " when the server's LD_LIBRARY_PATH has an older " + exposed.front() + as_folder_would(exposed.front(), system, files);
+            " when the server's LD_LIBRARY_PATH has an older " + named + would;
   add_kernels(f, ks);
   f.evidence.push_back((ks.size() == 1 ? "it finds " : "they find ") + util::join(exposed, ", ") +
                        " through the libraries' own search path, which the loader searches after LD_LIBRARY_PATH");

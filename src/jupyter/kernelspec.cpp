@@ -197,17 +197,20 @@ KernelRun classify_kernel(const Kernelspec& spec, const EnvIdentity& env, Kernel
                            exe.find_first_not_of("python0123456789.") == std::string::npos;
   if (bare_python && spec.dir.starts_with(env.prefix + "/share/jupyter/"))
     return {KernelRunner::python, false, "argv[0] " + argv.front() + " is the server's python, the env's for a spec in its share/jupyter"};
-  if (is_env_python(argv.front(), env, files)) {
-    // nb_conda_kernels' runner, started by the env's own python or another's
-    if (argv.size() > 4 && argv[1] == "-m" && argv[2] == "nb_conda_kernels.runner") {
-      run = {KernelRunner::nb_conda_kernels, true, "nb_conda_kernels' runner activates " + argv[4]};
-      return run;
-    }
-    return {KernelRunner::python, false, "argv[0] " + argv.front() + " is the env's python"};
+  // nb_conda_kernels' runner (any python: the server's) is
+  // `runner CONDA_ROOT ENV CMD ARGS...`: exec_in_env runs conda's activate
+  // script for ENV (a path, as its manager writes it, or a name) and execs
+  // CMD with the environment that prints (nb_conda_kernels/runner.py).
+  if (argv.size() > 5 && argv[1] == "-m" && argv[2] == "nb_conda_kernels.runner") {
+    const std::string& named = argv[4];
+    const bool ours = named.find('/') == std::string::npos
+                          ? named == env.name
+                          : !files.real_path(named).empty() && files.real_path(named) == files.real_path(env.prefix);
+    if (!ours) return run;
+    return {KernelRunner::nb_conda_kernels, true, "nb_conda_kernels' runner activates " + named};
   }
-  if (argv.size() > 4 && argv[1] == "-m" && argv[2] == "nb_conda_kernels.runner" &&
-      files.real_path(argv[4]) == files.real_path(env.prefix))
-    return {KernelRunner::nb_conda_kernels, true, "nb_conda_kernels' runner activates " + argv[4]};
+  if (is_env_python(argv.front(), env, files))
+    return {KernelRunner::python, false, "argv[0] " + argv.front() + " is the env's python"};
   if ((exe == "conda" || exe == "mamba" || exe == "micromamba") && argv.size() > 1 && argv[1] == "run" &&
       names_env(argv, 2, env, files))
     return {KernelRunner::conda_run, true, exe + " run activates the env"};

@@ -512,7 +512,7 @@ std::string man_page(const CliSpec& spec, const std::vector<ManEntry>& exit_code
          "is not an env exits 2 with the envs found.\n";
   out += ".SH COMMANDS\n";
   for (const auto& c : spec.commands) {
-    out += ".SS " + c.name + "\n" + roff(c.description) + "\n";
+    out += ".SS " + c.name + (c.action.empty() ? "" : " " + c.action) + "\n" + roff(c.description) + "\n";
     for (const auto& o : c.options) {
       std::vector<std::string> bold;
       for (const auto& n : o.names) bold.push_back("\\fB" + roff(n) + "\\fR");

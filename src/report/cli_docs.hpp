@@ -27,6 +27,7 @@ struct CommandSpec {
   std::vector<OptionSpec> options;
   bool takes_env = false;     // a positional ENV (a name or a path)
   bool takes_command = false; // `-- CMD [ARGS...]` after its own words (run)
+  std::string action;         // the second word of a two-word command (`kernel install`), "" for none
 };
 
 struct CliSpec {

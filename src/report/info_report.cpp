@@ -132,6 +132,25 @@ Json info_json(const env::EnvRecord& env, const app::EnvInfo& info) {
   j.set("pinned", string_array(inv.pinned));
   j.set("frameworks", frameworks_json(info));
   j.set("sys_path_libraries", outside_json(info));
+  Json kernels = Json::array();
+  for (const auto& k : info.kernels) {
+    Json kj = Json::object();
+    kj.set("name", k.spec.name);
+    kj.set("dir", k.spec.dir);
+    kj.set("runner", jupyter::to_string(k.run.runner));
+    kj.set("activated", k.run.activated);
+    kj.set("how", k.run.how);
+    kernels.push(std::move(kj));
+  }
+  j.set("kernels", kernels);
+  Json unreadable = Json::array();
+  for (const auto& [file, why] : info.unreadable_kernelspecs) {
+    Json u = Json::object();
+    u.set("file", file);
+    u.set("problem", why);
+    unreadable.push(std::move(u));
+  }
+  j.set("unreadable_kernelspecs", unreadable);
   j.set("warnings", string_array(inv.warnings));
   return j;
 }
@@ -156,6 +175,16 @@ std::string frameworks_text(const app::EnvInfo& info, const Style& style) {
              std::string(python::to_string(lib.origin)) + (lib.before_env_site ? ", before the env's" : ", after the env's")});
     out += t.render(style, 2);
   }
+  if (!info.kernels.empty()) {
+    out += "\n" + style.bold("Jupyter kernels") + " (kernelspecs that start the env's python; `condacuda doctor` judges them)\n";
+    Table t({"KERNEL", "STARTS", "KERNELSPEC"});
+    for (const auto& k : info.kernels)
+      t.add({k.spec.name, std::string(jupyter::to_string(k.run.runner)) + (k.run.activated ? ", activated" : ""),
+             k.spec.dir + "/kernel.json"});
+    out += t.render(style, 2);
+  }
+  for (const auto& [file, why] : info.unreadable_kernelspecs)
+    out += style.yellow("unreadable kernelspec") + " " + file + ": " + why + "\n";
   return out;
 }
 

@@ -4,9 +4,7 @@
 // `programs` members (docs/json.md).
 #include <string>
 
-#include "app/kernel_install.hpp"
 #include "doctor/doctor.hpp"
-#include "report/rendering.hpp"
 #include "report/table.hpp"
 #include "util/json.hpp"
 
@@ -19,8 +17,5 @@ std::string programs_text(const doctor::DoctorReport& report, const Style& style
 // The env's Jupyter kernels, each with its verdict per server launch (`kernels` in --json).
 util::Json kernels_json(const std::vector<doctor::KernelReport>& kernels);
 std::string kernels_text(const std::vector<doctor::KernelReport>& kernels, const Style& style);
-
-// `condacuda kernel install`'s result (schema condacuda.kernel-install/1).
-Rendering kernel_install_rendering(const app::KernelInstallOutcome& outcome);
 
 } // namespace condacuda::report

@@ -6,7 +6,7 @@
 # Run on the demo env through each outcome a script meets: list, info,
 # doctor (problems, then healthy), repair (dry run, repaired, unchanged),
 # lock (stdout, -o FILE), lock --check (matches, drift, does-not-load), check (no GPU here,
-# or pass), undo (undone, nothing to undo); and the error document for an
+# or pass), undo (undone, nothing to undo), kernel install (a dry run); and the error document for an
 # unknown env (with the envs found and a suggestion), a usage error, a
 # mistyped command and an unreadable lock.
 source "$(dirname "$0")/lib.sh"
@@ -60,6 +60,9 @@ if "$CONDACUDA_DLOPEN_PROBE" libcuda.so.1 > /dev/null 2>&1; then want=0; else wa
 doc check "$want" check -p "$env" --quick
 doc undo 0 undo -p "$env"
 doc undo-again 0 undo -p "$env"
+doc kernel-install 0 kernel install -p "$env" --kernel-name seed --dry-run
+expect_eq "$(json "$scratch/kernel-install.json" 'j["outcome"], j["written"]')" "('would-install', False)" "a dry run writes nothing"
+[ ! -e "$HOME/.local/share/jupyter/kernels/seed" ] || fail "kernel install --dry-run wrote a kernelspec"
 
 note "errors are documents too"
 doc error-env 2 doctor -n sede

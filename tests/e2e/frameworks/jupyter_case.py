@@ -181,6 +181,9 @@ def with_server(j, pid):
     check(bad == ["argv-string", "fifo", "huge", "malformed"], "bad-kernelspec for each unreadable one: %s" % bad)
     check("linked" in [k["name"] for k in doc["kernels"]] and "system-python" not in [k["name"] for k in doc["kernels"]],
           "a symlinked kernel.json is read, as Jupyter reads it; another env's kernel is not listed")
+    info = json.loads(j.run("info", "-p", j.env, "--json").stdout)
+    check(sorted(k["name"] for k in info["kernels"]) == ["demotorch", "linked", "usertorch"] and
+          len(info["unreadable_kernelspecs"]) == 4, "info lists the env's kernels and the unreadable kernelspecs")
     text = j.run("doctor", "-p", j.env).stdout
     check("kernel 'demotorch'" in text and "fails when started by the running server pid %d" % pid in text,
           "the text names the kernel and the server")
