@@ -54,7 +54,7 @@ TEST_CASE("condacuda.info/1: the top-level fields in order with their types") {
   CHECK(j.string_at("schema") == "condacuda.info/1");
   CHECK(shape(j) == "schema:string env:object cuda:string cuda_majors:array site_packages:array library_folders:array "
                     "components:array consumers:array pinned:array frameworks:array sys_path_libraries:array kernels:array "
-        "unreadable_kernelspecs:array warnings:array");
+                    "unreadable_kernelspecs:array warnings:array");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(member(j, "env").string_at("kind") == "venv");
   CHECK(j.string_at("cuda") == "12");
