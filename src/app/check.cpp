@@ -74,6 +74,7 @@ Result<check::CheckReport> check(const CheckOptions& o) {
   r.ld_library_path_source = activated.source;
   r.planned_folders = activated.planned_folders;
   r.sizes_name = o.quick ? "quick" : "full";
+  r.link_only_arch = o.link_only_arch;
   r.timeout_s = o.timeout_s;
   std::string probe = probe_executable();
   inputs->config.ld_library_path = r.ld_library_path; // doctor below sees what the probe sees

@@ -1,17 +1,21 @@
 #include "app/repair.hpp"
 
+#include <cstdlib>
 #include <set>
 
 #include "app/doctor_inputs.hpp"
 #include "app/kernels.hpp"
 #include "app/plan_request.hpp"
 #include "app/repair_apply.hpp"
-#include "sys/machine.hpp"
-#include "sys/prefix_tree.hpp"
-#include "sys/repair_state.hpp"
+#include "doctor/contexts.hpp"
 #include "launch/hook_model.hpp"
 #include "launch/launch.hpp"
+#include "sys/machine.hpp"
+#include "sys/posix.hpp"
+#include "sys/prefix_tree.hpp"
+#include "sys/repair_state.hpp"
 #include "sys/system_cuda.hpp"
+#include "util/path.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::app {
@@ -59,20 +63,44 @@ std::string cannot_repair_reason(const RepairOutcome& o, const RepairOptions& op
 }
 
 // The verdict after, as doctor sees the env now (a fresh view: new links
-// exist), its Jupyter kernels judged in every server launch doctor knows of.
+// exist): activated, and without activation where the two differ, its Jupyter
+// kernels judged in every server launch doctor knows of; each launch that
+// still fails, with its fix.
 void verdict_after(RepairOutcome& o) {
   sys::DiskFileView fresh(sys::host_machine());
   const sys::RepairState state = sys::read_repair_state(o.env.prefix);
   auto after = doctor_inputs(o.env, BaseLdLibraryPath::this_shell(), fresh, state);
   if (!after) return;
   auto report = doctor::run_doctor(*after, fresh);
+  if (doctor::contexts_differ(*after))
+    doctor::add_not_activated(
+        report, doctor::run_doctor(doctor::not_activated_inputs(
+                                       *after, launch::not_activated_value(after->base_ld_library_path, after->active_hook_entries)),
+                                   fresh));
   const auto survey =
       survey_kernels(*after, state.manifest ? state.manifest->launches : std::vector<launch::PathValue>{}, fresh);
   doctor::judge_kernels(report, survey.kernels, survey.launches, sys::system_cuda_dirs(), fresh);
   o.after = std::make_pair(report.count(doctor::Severity::error), report.count(doctor::Severity::warning));
   o.kernels = std::move(report.kernels);
+  for (const auto& f : report.findings)
+    if (f.code == doctor::code::not_activated || f.code == doctor::code::kernel_fails)
+      o.still_failing.push_back(f.title + ". Fix: " + f.fix);
 }
 
+// What this shell needs for an activation hook to take effect: a conda env
+// active here since before the hook existed is activated again; another
+// shell gets the hook at its next activation.
+std::string next_step(const RepairOutcome& o) {
+  if (is_venv(o.env) || o.hooks.empty()) return "";
+  const char* prefix = std::getenv("CONDA_PREFIX");
+  const char* state = std::getenv("CONDACUDA_HOOK_STATE");
+  if (!prefix || sys::canonical_path(prefix) != sys::canonical_path(o.env.prefix) || (state && *state)) return "";
+  const char* shell = std::getenv("SHELL");
+  const std::string name = shell ? util::base_name(shell) : "";
+  const std::string then = name == "csh" || name == "tcsh" ? "; " : " && ";
+  // By its path: a name activates only an env in conda's envs dirs.
+  return "conda deactivate" + then + "conda activate " + util::quote_posix(o.env.prefix);
+}
 // The env's Jupyter kernels: what the plan must hold for (pins by default,
 // exposure pins, each running server's LD_LIBRARY_PATH verified and recorded).
 PlanChoices kernel_choices(RepairOutcome& o, const RepairOptions& options, const doctor::DoctorInputs& inputs,
@@ -200,6 +228,7 @@ RepairOutcome repair(const RepairOptions& options) {
   if (auto marked = mark_repair_time(*tree); !marked)
     o.warnings.push_back("the activation hooks may call this repair stale: " + marked.error().describe());
   verdict_after(o);
+  o.next_step = next_step(o);
   return finish(std::move(o), status);
 }
 

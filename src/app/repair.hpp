@@ -52,6 +52,12 @@ struct RepairOutcome {
   std::optional<std::string> failure;       // cannot_repair, conflict: why nothing was written
   std::optional<std::pair<int, int>> after; // doctor after applying: errors, warnings
   std::vector<doctor::KernelReport> kernels; // the env's Jupyter kernels, judged after applying
+  // Each known launch that still fails after applying, with its fix (the
+  // not-activated launch of a conda env repaired without pins, a kernel).
+  std::vector<std::string> still_failing;
+  // The line to type in this shell for the repair to take effect ("" when
+  // nothing is needed): its activation ran before the hook existed.
+  std::string next_step;
   RepairStatus status = RepairStatus::error;
   std::optional<Error> error; // status error: said once, nothing else to show
   std::vector<std::string> warnings; // what reading the env skipped (unreadable records, ...)

@@ -249,6 +249,17 @@ void decide(CheckReport& r) {
   }
   const ProbeResult& probe = r.probe;
   bool died = !probe.finished;
+  // --link-only runs no driver step: its verdict is the link's (pass, or
+  // fail with the link's error), never "no GPU".
+  if (const StepResult* link = probe.step("jit-link"); !r.link_only_arch.empty() && !died && link) {
+    if (link->status == StepStatus::pass) {
+      r.outcome = Outcome::pass;
+      r.reason = "the PTX module linked for " + r.link_only_arch + " (--link-only: no driver step)";
+    } else {
+      r.reason = "jit-link for " + r.link_only_arch + ": " + (link->error.empty() ? link->detail : link->error);
+    }
+    return;
+  }
   std::string death = died ? "the probe " + describe(r.child, r.timeout_s) + where_it_stopped(r) : "";
   if (std::string no_gpu = no_gpu_reason(r, died); !no_gpu.empty()) {
     r.outcome = Outcome::no_gpu;

@@ -39,6 +39,7 @@ struct CheckReport {
   launch::ActivatedSource ld_library_path_source = launch::ActivatedSource::as_is;
   std::vector<std::string> planned_folders; // prefix-relative, when the source is "plan"
   std::string sizes_name = "full";            // "full" or "quick"
+  std::string link_only_arch;                 // --link-only: the verdict is the PTX link's, no driver step ran
   double timeout_s = 0;
   ProbePlan plan;
   ProbeResult probe;

@@ -334,6 +334,13 @@ private:
                       *o.soname + ": " + path + ", version " + outside_evidence(path, *o.soname) + "; the env has " +
                           f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
         f.fix = put_env_first(" so the env's own copies are found first", f.expected);
+        // No repair changes the cache or the system folders: what it changes
+        // is the search before them (LD_LIBRARY_PATH when activated).
+        if (o.via == FoundVia::ld_so_cache || o.via == FoundVia::default_dirs)
+          f.fix = put_env_first(": the hook puts the env's folder on LD_LIBRARY_PATH, which the loader searches before " +
+                                    std::string(o.via == FoundVia::ld_so_cache ? "/etc/ld.so.cache" : "the system folders") +
+                                    " (it changes neither); without activation, launch with `condacuda run`",
+                                f.expected);
       }
       add_affected(f, root);
     }

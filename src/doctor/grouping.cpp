@@ -59,9 +59,20 @@ Finding merge(std::vector<Finding> parts) {
   for (const auto& p : parts)
     for (const auto& line : p.evidence)
       if (line.rfind("found through", 0) == 0) add_unique(g.evidence, line);
+  // A copy's version is said once: a part of one library that names it
+  // already ("loaded for X: PATH, version ...") leaves the shadowed line out.
+  auto said_elsewhere = [&](const Finding& shadowed, const std::string& line) {
+    if (libraries.size() != 1 || line.rfind(shadowed.library + ": " + shadowed.resolved + ", version", 0) != 0) return false;
+    return std::any_of(parts.begin(), parts.end(), [&](const Finding& p) {
+      return p.code != code::shadowed && std::any_of(p.evidence.begin(), p.evidence.end(), [&](const std::string& e) {
+               return e.find(shadowed.resolved + ", version") != std::string::npos;
+             });
+    });
+  };
   for (const auto& p : parts)
     if (p.code == code::shadowed)
-      for (const auto& line : p.evidence) add_unique(g.evidence, line);
+      for (const auto& line : p.evidence)
+        if (!said_elsewhere(p, line)) add_unique(g.evidence, line);
   for (const auto& p : parts) {
     if (p.code == code::shadowed) continue;
     if (&p != &parts.front()) add_unique(g.evidence, p.code + ": " + p.title);

@@ -339,14 +339,14 @@ std::optional<VersionEvidence> file_version(std::string_view component, std::str
   if (named) return VersionEvidence{*named, "file name " + std::string(real_name), VersionEvidence::Kind::file_name};
   if (so.stem.empty() || !so.numeric || so.numbers.empty()) return std::nullopt;
 
-  std::string source = "soname " + std::string(soname) + " (major only";
+  // Said inside parentheses by its readers: none of its own ("soname X: major only; ...").
+  std::string source = "soname " + std::string(soname) + ": major only";
   if (real_name != soname && real.numeric && real.numbers.size() > so.numbers.size()) {
     if (real.stem != so.stem || !extends(so.numbers, real.numbers) || real.numbers.size() > 4)
       source += "; the file name " + std::string(real_name) + " does not agree with it";
     else
       source += "; the file name " + std::string(real_name) + " is not this library's version";
   }
-  source += ")";
   return VersionEvidence{join(so.numbers, so.numbers.size()), std::move(source), VersionEvidence::Kind::major_only};
 }
 

@@ -29,7 +29,7 @@ struct VersionEvidence {
   std::string version;
   // For people: "file name libcudnn.so.9.1.0", "embedded string 'NCCL version
   // 2.21.5+cuda12.4'", "package nvidia-cudnn-cu12 9.10.2.21 (dist-info RECORD)",
-  // "soname libcudnn.so.9 (major only)".
+  // "soname libcudnn.so.9: major only".
   std::string source;
   Kind kind = Kind::major_only;
 

@@ -169,6 +169,10 @@ Json repair_json(const app::RepairOutcome& r) {
   for (const auto& n : r.notes) notes.push(n);
   j.set("notes", notes);
   j.set("kernels", kernels_json(r.kernels));
+  Json still = Json::array();
+  for (const auto& f : r.still_failing) still.push(f);
+  j.set("still_failing", still);
+  j.set("next_step", r.next_step.empty() ? Json() : Json(r.next_step));
   if (r.after) {
     Json a = Json::object();
     a.set("healthy", r.after->first == 0);
@@ -235,7 +239,7 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
         if (s.blocks(f))
           out += "        " + f.code + ": " + f.title + "\n        fix: " + f.fix + "\n";
   }
-  if (r.changes) {
+  if (r.changes && (!r.changes->changes.empty() || !r.changes->pins.empty())) { // no empty heading
     out += "\n" + style.bold("Changes") + "\n";
     for (const auto& c : r.changes->changes)
       out += "  " + (c.action == repair::Change::Action::conflict ? style.red(verb(c.action)) : verb(c.action)) + " " +
@@ -245,10 +249,18 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
   for (const auto& n : r.notes) out += "\n" + style.bold("note") + ": " + n + "\n";
   if (r.failure) out += "\n" + style.red("nothing written: ") + *r.failure + "\n";
   if (!r.kernels.empty()) out += "\n" + style.bold("Jupyter kernels, verified after") + "\n" + kernels_text(r.kernels, style).substr(1);
-  if (r.after)
-    out += "\n" + style.bold("doctor after") + ": " +
-           (r.after->first == 0 ? style.green("healthy") : style.red("not healthy")) + " (" + std::to_string(r.after->first) +
-           " error(s), " + std::to_string(r.after->second) + " warning(s))\n";
+  if (r.after) {
+    // Never "healthy" alone while a known launch still fails (a launch without activation, a kernel).
+    const std::string verdict = r.after->first != 0        ? style.red("not healthy")
+                                : !r.still_failing.empty() ? style.yellow("healthy once activated")
+                                                           : style.green("healthy");
+    out += "\n" + style.bold("doctor after") + ": " + verdict + " (" + std::to_string(r.after->first) + " error(s), " +
+           std::to_string(r.after->second) + " warning(s))" + (r.still_failing.empty() ? "" : "; still failing:") + "\n";
+    for (const auto& f : r.still_failing) out += "  - " + f + "\n";
+  }
+  if (!r.next_step.empty())
+    out += "\n" + style.bold("next") + ": this shell activated the env before its hook existed; to load it here:\n    " +
+           r.next_step + "\n";
   return out;
 }
 

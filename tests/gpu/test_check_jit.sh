@@ -7,11 +7,10 @@
 source "$(dirname "$0")/lib.sh"
 
 make_cuda13_env "$scratch/cu13" || skip "no /usr/local/cuda/dist-info on this machine"
-# --link-only runs no driver step, so check's verdict is no-gpu (exit 3) on
-# every machine, driver or not, whether the link passed or failed: the
-# jit-link step says how the link went.
+# --link-only runs no driver step: check's verdict is the link's, on every
+# machine, driver or not: pass (exit 0) when it links, fail (exit 1) when not.
 for arch in sm_75 sm_90 sm_100; do
-  expect_status 3 "$CONDACUDA" check -p "$scratch/cu13" --no-ld-library-path --link-only "$arch" --json > "$scratch/$arch.json"
+  expect_status 0 "$CONDACUDA" check -p "$scratch/cu13" --no-ld-library-path --link-only "$arch" --json > "$scratch/$arch.json"
   s='[s for s in j["steps"] if s["name"] == "jit-link"][0]'
   expect_eq "$(json "$scratch/$arch.json" "${s}['status']")" "pass" "$arch: $(json "$scratch/$arch.json" "${s}['error']")"
   expect_eq "$(json "$scratch/$arch.json" "int(${s}['size'].split()[0]) > 1000")" "True" "$arch: cubin size"
@@ -21,7 +20,7 @@ for arch in sm_75 sm_90 sm_100; do
   esac
   note "$arch: $(json "$scratch/$arch.json" "${s}['size']"), $(json "$scratch/$arch.json" '[p["ms"] for p in j["phases"] if p["name"] == "nvJitLink link"][0]') ms"
 done
-expect_status 3 "$CONDACUDA" check -p "$scratch/cu13" --no-ld-library-path --link-only sm_70 --json > "$scratch/sm_70.json"
+expect_status 1 "$CONDACUDA" check -p "$scratch/cu13" --no-ld-library-path --link-only sm_70 --json > "$scratch/sm_70.json"
 s='[s for s in j["steps"] if s["name"] == "jit-link"][0]'
 expect_eq "$(json "$scratch/sm_70.json" "${s}['status']")" "fail" "sm_70 status"
 case "$(json "$scratch/sm_70.json" "${s}['error']")" in
@@ -42,7 +41,7 @@ if [ -n "$jit12" ] && [ -e "$jit12" ]; then
   mkdir -p "$lib12" "$scratch/cu12/bin"
   printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3\n' > "$scratch/cu12/pyvenv.cfg"
   cp -L "$jit12" "$lib12/libnvJitLink.so.12"
-  expect_status 3 "$CONDACUDA" check -p "$scratch/cu12" --no-ld-library-path --link-only sm_70 --json > "$scratch/cu12-sm_70.json"
+  expect_status 0 "$CONDACUDA" check -p "$scratch/cu12" --no-ld-library-path --link-only sm_70 --json > "$scratch/cu12-sm_70.json"
   s='[s for s in j["steps"] if s["name"] == "jit-link"][0]'
   expect_eq "$(json "$scratch/cu12-sm_70.json" "${s}['status']")" "pass" "CUDA 12 nvJitLink, sm_70: $(json "$scratch/cu12-sm_70.json" "${s}['error']")"
   case "$(json "$scratch/cu12-sm_70.json" "${s}['detail']")" in

@@ -57,7 +57,7 @@ TEST_CASE("condacuda.repair/1: the top-level fields in order with their types") 
   auto j = report::repair_json(repaired());
   CHECK(j.string_at("schema") == "condacuda.repair/1");
   CHECK(shape(j) == "schema:string env:object dry_run:bool outcome:string plan:object verification:object changes:array "
-                    "pin_changes:array failure:null notes:array kernels:array after:object");
+                    "pin_changes:array failure:null notes:array kernels:array still_failing:array next_step:null after:object");
   CHECK(shape(member(j, "env")) == "name:string prefix:string kind:string");
   CHECK(j.string_at("outcome") == "repaired");
   CHECK(shape(member(j, "after")) == "healthy:bool errors:int warnings:int");
@@ -120,7 +120,7 @@ TEST_CASE("condacuda.repair/1: outcome is the status's name; absent changes, fai
   CHECK(j.string_at("outcome") == "would-repair");
   CHECK(member(j, "dry_run").as_bool());
   CHECK(shape(j) == "schema:string env:object dry_run:bool outcome:string plan:object verification:object changes:null "
-                    "pin_changes:null failure:string notes:array kernels:array after:null");
+                    "pin_changes:null failure:string notes:array kernels:array still_failing:array next_step:null after:null");
   CHECK(j.string_at("failure") == "libnvJitLink.so.12 is not in the env");
 }
 

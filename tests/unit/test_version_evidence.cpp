@@ -191,7 +191,7 @@ TEST_CASE("version evidence: the file name behind the soname link") {
     REQUIRE(v);
     CHECK(v->kind == Kind::major_only);
     CHECK(v->version == "8");
-    CHECK(v->source == "soname libcudnn.so.8 (major only; the file name libcudnn.so.9.1.0 does not agree with it)");
+    CHECK(v->source == "soname libcudnn.so.8: major only; the file name libcudnn.so.9.1.0 does not agree with it");
     CHECK_FALSE(inventory::version_agrees(*v, "9.10.2.21"));
   }
   SUBCASE("libcudnn.so.9 alone names the major only") {
@@ -201,7 +201,7 @@ TEST_CASE("version evidence: the file name behind the soname link") {
     CHECK(v->kind == Kind::major_only);
     CHECK(v->is_major_only());
     CHECK(v->version == "9");
-    CHECK(v->source == "soname libcudnn.so.9 (major only)");
+    CHECK(v->source == "soname libcudnn.so.9: major only");
     // A requirement ==9.10.2.21 is not missed by a major-only copy; ==8.9.7.29 is.
     CHECK(inventory::version_agrees(*v, "9.10.2.21"));
     CHECK_FALSE(inventory::version_agrees(*v, "8.9.7.29"));
@@ -249,7 +249,7 @@ TEST_CASE("version evidence: the file name behind the soname link") {
     auto nvvm = name("nvvm", "libnvvm.so.4", "libnvvm.so.4.0.0");
     REQUIRE(nvvm);
     CHECK(nvvm->kind == Kind::major_only);
-    CHECK(nvvm->source == "soname libnvvm.so.4 (major only; the file name libnvvm.so.4.0.0 is not this library's version)");
+    CHECK(nvvm->source == "soname libnvvm.so.4: major only; the file name libnvvm.so.4.0.0 is not this library's version");
     CHECK(name("nvtx", "libnvToolsExt.so.1", "libnvToolsExt.so.1.0.0")->kind == Kind::major_only);
     // Not an NVIDIA library: the naming rule is NVIDIA's.
     CHECK(name("", "libz.so.1", "libz.so.1.2.13")->kind == Kind::major_only);
