@@ -1,8 +1,10 @@
 #include "doctor/alignment_findings.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "inventory/components.hpp"
+#include "inventory/cuda_builds.hpp"
 #include "util/strings.hpp"
 
 namespace condacuda::doctor {
@@ -159,6 +161,59 @@ std::vector<Finding> alignment_findings(const lock::Alignment& alignment) {
   return out;
 }
 
+namespace {
+// The major most of the env's toolkit libraries are (ties: the newer), -1 when none is known.
+int libraries_major(const inventory::Inventory& inv) {
+  std::map<int, int> count;
+  for (const auto& lib : inv.libraries)
+    if (lib.toolkit && lib.cuda_major > 0) ++count[lib.cuda_major];
+  int best = -1;
+  for (const auto& [major, n] : count)
+    if (best < 0 || n >= count[best]) best = major;
+  return best;
+}
+
+// Consumers built for another major than most of the env's libraries
+// (cupy-cuda11x among CUDA 12 wheels) make the same-major rule take their
+// major for the env's, and its fix would move the whole env to it. The fix
+// that converges is the consumers' builds for the libraries' major: those
+// consumers and their major's stray libraries go, their matching builds come.
+void consumer_builds_fix(Finding& f, const inventory::Inventory& inv) {
+  const int env_major = libraries_major(inv);
+  std::vector<std::string> uninstall, install, names;
+  std::vector<std::vector<std::string>> installs;
+  int their_major = -1;
+  for (const auto& c : inv.consumers) {
+    if (c.manager != "pip" || c.package.empty()) continue;
+    const auto built = inventory::cuda_major_of_build(c.package, c.version);
+    if (!built || *built == env_major) continue;
+    const auto rebuild = inventory::rebuild_for(c.package, c.version, env_major);
+    if (!rebuild || std::find(uninstall.begin(), uninstall.end(), rebuild->uninstall) != uninstall.end()) continue;
+    their_major = *built;
+    uninstall.push_back(rebuild->uninstall);
+    names.push_back(c.package + " " + c.version);
+    installs.push_back(rebuild->pip_install_args());
+  }
+  if (uninstall.empty() || env_major < 0) return;
+  for (const auto& lib : inv.libraries)
+    if (lib.toolkit && lib.cuda_major == their_major && lib.manager == "pip" && !lib.package.empty())
+      add_once(uninstall, lib.package);
+  f.title = util::join(names, ", ") + (names.size() == 1 ? " is" : " are") + " built for CUDA " + std::to_string(their_major) +
+            "; the env's other CUDA libraries are CUDA " + std::to_string(env_major);
+  f.evidence.push_back("the package's name or version names CUDA " + std::to_string(their_major) +
+                       ": its CUDA " + std::to_string(env_major) + " build fits the env");
+  std::vector<std::string> remove{"uninstall", "-y"};
+  remove.insert(remove.end(), uninstall.begin(), uninstall.end());
+  f.actions = {{"pip-uninstall", remove}};
+  std::string words = "`pip " + util::join(remove, " ") + "`";
+  for (const auto& args : installs) {
+    f.actions.push_back({"pip-install", args});
+    words += " then `pip " + util::join(args, " ") + "`";
+  }
+  f.fix = "install their CUDA " + std::to_string(env_major) + " builds: " + words;
+}
+} // namespace
+
 std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSystemView& files) {
   auto table = lock::embedded_release_table();
   if (!table) return {}; // a build without its table: a unit test catches it, doctor goes on
@@ -167,7 +222,11 @@ std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSyst
   ai.table = &*table;
   ai.files = &files;
   if (in.driver_version) ai.driver = lock::parse_driver_version(*in.driver_version, in.driver_source);
-  return alignment_findings(lock::evaluate_alignment(ai));
+  auto out = alignment_findings(lock::evaluate_alignment(ai));
+  for (auto& f : out)
+    if (f.code == code::misaligned && f.title.rfind("toolkit libraries of another CUDA major", 0) == 0)
+      consumer_builds_fix(f, in.inventory);
+  return out;
 }
 
 } // namespace condacuda::doctor

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "inventory/components.hpp"
+#include "inventory/cuda_builds.hpp"
 #include "inventory/version_evidence.hpp"
 #include "loader/path_list.hpp"
 #include "loader/versions.hpp"
@@ -221,10 +222,53 @@ private:
       f.fix = "run `" + env_command() + "`: it links " + soname + " next to the libraries that need it (RUNPATH "
               "$ORIGIN then finds it without activation) and puts " + fs::path(f.expected).parent_path().string() +
               " on LD_LIBRARY_PATH when the env is activated";
-    } else {
+    } else if (!consumer_fix(f, soname, requester)) {
       f.fix = install_hint(soname);
     }
     add_affected(f, root);
+  }
+
+  // The package that owns an env file (absolute path), from the inventory.
+  struct Owner {
+    std::string package, version;
+  };
+  std::optional<Owner> owner_of(const std::string& path) const {
+    const auto& inv = report_.inputs.inventory;
+    for (const std::string& p : {normal(path), normal(files_.real_path(path))}) {
+      if (!inside_env(p)) continue;
+      const std::string rel = shown(p);
+      for (const auto& c : inv.consumers)
+        if (c.file == rel && !c.package.empty()) return Owner{c.package, c.version};
+      for (const auto& l : inv.libraries)
+        if (l.file == rel && !l.package.empty()) return Owner{l.package, l.version};
+    }
+    return std::nullopt;
+  }
+
+  // A library of another CUDA major is missing because its consumer is a
+  // build for that major (cupy-cuda11x in a CUDA 12 env): the fix is the
+  // consumer's matching build, not that major's library for the env (which
+  // the next doctor would call misaligned, and the fix would loop).
+  bool consumer_fix(Finding& f, const std::string& soname, const std::string& requester) {
+    const auto& majors = report_.inputs.inventory.cuda_majors;
+    const auto owner = requester.empty() ? std::nullopt : owner_of(requester);
+    if (majors.empty() || !owner) return false;
+    const auto built = inventory::cuda_major_of_build(owner->package, owner->version);
+    const int env_major = majors.back();
+    const auto kind = inventory::classify_library(soname);
+    const int wanted = kind && kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
+    if (!built || *built == env_major || (wanted >= 0 && wanted != *built)) return false;
+    const auto rebuild = inventory::rebuild_for(owner->package, owner->version, env_major);
+    if (!rebuild) return false;
+    const std::string install = "pip " + util::join(rebuild->pip_install_args(), " ");
+    f.title = owner->package + " " + owner->version + " is built for CUDA " + std::to_string(*built) + "; this env is CUDA " +
+              std::to_string(env_major) + " (" + soname + " is not found)";
+    f.evidence.push_back(owner->package + " " + owner->version + " names CUDA " + std::to_string(*built) +
+                         "; the env's CUDA libraries are CUDA " + std::to_string(env_major));
+    f.fix = "install its CUDA " + std::to_string(env_major) + " build: `pip uninstall -y " + rebuild->uninstall + "` then `" +
+            install + "` (a CUDA " + std::to_string(*built) + " " + soname + " in the env would mix two CUDA majors)";
+    f.actions = {{"pip-uninstall", {"uninstall", "-y", rebuild->uninstall}}, {"pip-install", rebuild->pip_install_args()}};
+    return true;
   }
 
   void undefined_symbol(const RootResult& root, const loader::LoadError& e, const std::string& referrer) {
@@ -488,6 +532,10 @@ private:
   std::vector<Finding> collect() {
     std::vector<Finding> out;
     for (const auto& key : order_) out.push_back(groups_[key]);
+    // The fixes put_env_first and the not-found link words as "run `condacuda repair ...`": that step.
+    for (auto& f : out)
+      if (f.actions.empty() && f.fix.rfind("run `" + env_command() + "`", 0) == 0)
+        f.actions = {{"repair", {report_.inputs.env.prefix}}};
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
     return out;
   }

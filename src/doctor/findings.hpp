@@ -55,6 +55,14 @@ inline bool is_package_finding(const std::string& finding_code) {
          finding_code == code::no_kernel_image || finding_code == code::ptx_jit_only;
 }
 
+// A fix as a step a program can take (`actions` in --json, issue 51): what
+// a script or the convergence harness runs, in order.
+struct FixAction {
+  std::string kind;              // "pip-uninstall", "pip-install", "repair", "remove-path-entry"
+  std::vector<std::string> args; // pip: the words after `pip` ; repair: the prefix; remove-path-entry: the entry
+  bool operator==(const FixAction&) const = default;
+};
+
 struct Finding {
   std::string code;
   Severity severity = Severity::error;
@@ -73,6 +81,7 @@ struct Finding {
   std::vector<std::string> affects;  // roots that fail or are affected (prefix-relative)
   std::string first_error;           // the loader's text for the first affected root
   std::string fix;
+  std::vector<FixAction> actions; // the fix as steps, when it is one condacuda can name (else empty)
   // The findings this one stands for when several have one cause
   // (doctor/grouping.hpp); empty when it stands alone.
   std::vector<Finding> parts;

@@ -40,6 +40,14 @@ Json finding_json(const doctor::Finding& f) {
   j.set("affects", strings(f.affects));
   j.set("first_error", optional_string(f.first_error));
   j.set("fix", f.fix);
+  Json actions = Json::array();
+  for (const auto& a : f.actions) {
+    Json aj = Json::object();
+    aj.set("kind", a.kind);
+    aj.set("args", strings(a.args));
+    actions.push(std::move(aj));
+  }
+  j.set("actions", actions);
   if (!f.parts.empty()) {
     Json parts = Json::array();
     for (const auto& p : f.parts) parts.push(finding_json(p));

@@ -120,7 +120,8 @@ TEST_CASE("condacuda.doctor/1: a finding's fields, empty ones null") {
   const auto& f = findings[0];
   CHECK(shape(f) == "code:string severity:string title:string library:string symbol:string version:string "
                     "resolved_path:string via:string via_entry:string expected:string expected_package:string "
-                    "expected_satisfies:bool min_release:string evidence:array affects:array first_error:string fix:string");
+                    "expected_satisfies:bool min_release:string evidence:array affects:array first_error:string fix:string "
+                    "actions:array");
   CHECK(f.string_at("code") == "undefined-symbol");
   CHECK(f.string_at("severity") == "error");
   CHECK(f.string_at("symbol") == "__nvJitLinkAddData_12_1");
@@ -129,7 +130,7 @@ TEST_CASE("condacuda.doctor/1: a finding's fields, empty ones null") {
   CHECK(shape(findings[1]) == "code:string severity:string title:string library:null symbol:null version:null "
                               "resolved_path:null via:null via_entry:null expected:null expected_package:null "
                               "expected_satisfies:bool min_release:null evidence:array affects:array first_error:null "
-                              "fix:string");
+                              "fix:string actions:array");
   CHECK(findings[1].string_at("severity") == "warning");
 }
 

@@ -1,0 +1,89 @@
+#include "inventory/cuda_builds.hpp"
+
+#include <cctype>
+
+namespace condacuda::inventory {
+
+namespace {
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+// "11" -> 11; "117" -> 11 (CUDA 11.7); "118" -> 11; "12" -> 12; "130" -> 13.
+std::optional<int> major_of_digits(std::string_view d) {
+  if (!all_digits(d) || d.size() < 2 || d.size() > 3) return std::nullopt;
+  return (d[0] - '0') * 10 + (d[1] - '0');
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    if (c == '_') c = '-'; // PEP 503: names compare normalised
+  return out;
+}
+
+bool is_pytorch_package(const std::string& n) { return n == "torch" || n == "torchvision" || n == "torchaudio"; }
+
+// The digits of "cupy-cuda12x" / "cupy-cuda117", "nvidia-cublas-cu12", "jax-cuda12-plugin".
+std::optional<std::string> name_digits(const std::string& n) {
+  if (n.rfind("cupy-cuda", 0) == 0) {
+    std::string d = n.substr(9);
+    if (!d.empty() && d.back() == 'x') d.pop_back();
+    return d;
+  }
+  if (n.rfind("nvidia-", 0) == 0) {
+    const auto at = n.rfind("-cu");
+    if (at != std::string::npos && all_digits(n.substr(at + 3))) return n.substr(at + 3);
+  }
+  if (n.rfind("jax-cuda", 0) == 0) {
+    const auto dash = n.find('-', 8);
+    if (dash != std::string::npos) return n.substr(8, dash - 8);
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<int> cuda_major_of_build(std::string_view name, std::string_view version) {
+  const std::string n = lower(name);
+  if (auto d = name_digits(n)) return major_of_digits(*d);
+  // A local version "+cu118" (PyTorch's wheels from its per-CUDA index).
+  const auto plus = version.find("+cu");
+  if (plus != std::string_view::npos) return major_of_digits(version.substr(plus + 3));
+  return std::nullopt;
+}
+
+std::string pytorch_index_for(int major) {
+  switch (major) {
+  case 11: return "https://download.pytorch.org/whl/cu118";
+  case 12: return "https://download.pytorch.org/whl/cu126";
+  case 13: return "https://download.pytorch.org/whl/cu130";
+  }
+  return "";
+}
+
+std::vector<std::string> Rebuild::pip_install_args() const {
+  std::vector<std::string> args{"install", install};
+  if (!index_url.empty()) args.insert(args.end(), {"--index-url", index_url});
+  return args;
+}
+
+std::optional<Rebuild> rebuild_for(std::string_view name, std::string_view version, int major) {
+  const std::string n = lower(name), m = std::to_string(major);
+  if (n.rfind("cupy-cuda", 0) == 0) return Rebuild{n, "cupy-cuda" + m + "x", ""};
+  if (n.rfind("jax-cuda", 0) == 0) return Rebuild{n, "jax[cuda" + m + "]", ""};
+  if (n.rfind("nvidia-", 0) == 0) {
+    const auto at = n.rfind("-cu");
+    if (at != std::string::npos) return Rebuild{n, n.substr(0, at) + "-cu" + m, ""};
+  }
+  if (is_pytorch_package(n) && version.find("+cu") != std::string_view::npos) {
+    const std::string index = pytorch_index_for(major);
+    if (!index.empty()) return Rebuild{n, n, index};
+  }
+  return std::nullopt;
+}
+
+} // namespace condacuda::inventory
