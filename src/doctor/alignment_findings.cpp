@@ -45,6 +45,13 @@ Finding base(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
   return out;
 }
 
+// upgrade_command as a step, for a pip package.
+std::vector<FixAction> upgrade_actions(const lock::RuleFailure& f) {
+  if (f.provider_manager != "pip" || f.provider_package.empty()) return {};
+  const std::string package = f.provider_package.substr(0, f.provider_package.find(' '));
+  return {{"pip-install", {"install", "--upgrade", f.needed_release.empty() ? package : package + ">=" + f.needed_release}}};
+}
+
 Finding symbols_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
   Finding out = base(rule, f);
   out.title = f.consumer_soname + " needs symbols the env's " + f.provider_soname + " " + owner_text(f) +
@@ -52,6 +59,7 @@ Finding symbols_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& 
   out.symbols = util::join(f.symbols, ",");
   out.version = f.version;
   out.fix = upgrade_command(f);
+  out.actions = upgrade_actions(f);
   return out;
 }
 
@@ -60,6 +68,7 @@ Finding releases_finding(const lock::RuleOutcome& rule, const lock::RuleFailure&
   out.title = "the env's nvJitLink " + owner_text(f) + " is from an older CUDA release than " + f.consumer_soname +
               " (CUDA " + f.needed_release + ")";
   out.fix = upgrade_command(f);
+  out.actions = upgrade_actions(f);
   return out;
 }
 
@@ -77,7 +86,7 @@ std::string package_name(const std::string& label) { return label.substr(0, labe
 Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock::RuleFailure>& strays) {
   Finding out = base(rule, strays.front());
   const std::string& major = strays.front().needed_release;
-  std::vector<std::string> labels, pip_remove, conda_remove, files, installs, kept;
+  std::vector<std::string> labels, pip_remove, conda_remove, files, installs, kept, pip_installs;
   for (const auto& f : strays) {
     labels.push_back((f.provider_package.empty() ? f.provider : f.provider_package) + " (" + f.provider_soname +
                      ", CUDA " + std::to_string(f.provider_major) + ")");
@@ -93,6 +102,7 @@ Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock
     add_once(installs, f.provider_manager == "pip" && !wheel.empty()
                            ? "pip install " + wheel
                            : "install the CUDA " + major + " build of " + f.provider_component);
+    if (f.provider_manager == "pip" && !wheel.empty()) add_once(pip_installs, wheel);
   }
   out.affects.clear();
   for (const auto& f : strays) out.affects.push_back(f.provider);
@@ -104,6 +114,13 @@ Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock
   if (!conda_remove.empty()) steps.push_back("conda remove " + util::join(conda_remove, " ") + " (or mamba/pixi)");
   if (!files.empty()) steps.push_back("remove " + util::join(files, ", ") + " (no package owns it)");
   for (const auto& i : installs) steps.push_back(i);
+  // As steps only when every one is pip's (a conda package or a loose file is the user's to handle).
+  if (conda_remove.empty() && files.empty() && installs.size() == pip_installs.size()) {
+    std::vector<std::string> remove{"uninstall", "-y"};
+    remove.insert(remove.end(), pip_remove.begin(), pip_remove.end());
+    if (!pip_remove.empty()) out.actions.push_back({"pip-uninstall", remove});
+    for (const auto& w : pip_installs) out.actions.push_back({"pip-install", {"install", w}});
+  }
   out.fix = util::join(steps, ", then ") +
             (kept.empty() ? "" : " (the env's CUDA " + major + " copies stay: " + util::join(kept, ", ") + ")");
   out.min_release.clear(); // needed_release holds a major here, not a release

@@ -167,6 +167,25 @@ private:
     return "install " + soname + " into the env (pip: " + wheel + ", or the conda package of that component)";
   }
 
+  // "upgrade the env's package of `file` (prefix-relative)" as a step, for a pip package.
+  std::vector<FixAction> upgrade_actions(const std::string& file, const std::string& min_release) const {
+    for (const auto& lib : report_.inputs.inventory.libraries)
+      if (lib.file == file && lib.manager == "pip" && !lib.package.empty())
+        return {{"pip-install", {"install", "--upgrade", min_release.empty() ? lib.package : lib.package + ">=" + min_release}}};
+    return {};
+  }
+
+  // install_hint as a step: the wheel of that component and major, when it has one.
+  std::vector<FixAction> install_actions(const std::string& soname) const {
+    auto kind = inventory::classify_library(soname);
+    if (!kind) return {};
+    int major = kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
+    if (major < 0 && report_.inputs.inventory.cuda_majors.size() == 1) major = report_.inputs.inventory.cuda_majors[0];
+    const std::string wheel = inventory::wheel_for_component(kind->id, major);
+    if (wheel.empty() || wheel.find(' ') != std::string::npos) return {};
+    return {{"pip-install", {"install", wheel}}};
+  }
+
   void on_error(const RootResult& root, const loader::LoadError& e) {
     const auto& objects = root.report.objects;
     auto object_name = [&](int i) { return i >= 0 && i < static_cast<int>(objects.size()) ? objects[static_cast<std::size_t>(i)].name : std::string(); };
@@ -224,6 +243,7 @@ private:
               " on LD_LIBRARY_PATH when the env is activated";
     } else if (!consumer_fix(f, soname, requester)) {
       f.fix = install_hint(soname);
+      f.actions = install_actions(soname);
     }
     add_affected(f, root);
   }
@@ -313,6 +333,7 @@ private:
       f.evidence.push_back("that is the env's own " + f.expected + " (" + f.expected_package + "): it is too old");
       f.fix = "upgrade " + f.expected_package.substr(0, f.expected_package.find(' ')) +
               (f.min_release.empty() ? "" : " to a release >= " + f.min_release) + " in the env";
+      f.actions = upgrade_actions(f.expected, f.min_release);
     } else if (!f.expected.empty()) {
       f.evidence.push_back("the env's " + f.expected + " (" + f.expected_package + ") " +
                            (f.expected_satisfies ? "defines it" : "does not define it either"));
@@ -324,6 +345,7 @@ private:
                         (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
               : package.empty() ? install_hint(e.library) + at_least
                                 : "upgrade " + package + " in the env" + at_least;
+      if (!f.expected_satisfies && !package.empty()) f.actions = upgrade_actions(f.expected, f.min_release);
     } else {
       f.fix = install_hint(e.library.empty() ? e.name : e.library);
     }

@@ -84,6 +84,21 @@ std::string host_description(const DoctorInputs& in) {
 }
 } // namespace
 
+namespace {
+// Errors whose fix changes the env's packages come before those a repair
+// fixes: a repair verifies that every root loads and writes nothing while a
+// package is missing or of another major, so the first fix the user reads
+// (and a script follows, `actions`) is one that can be done now (issue 51).
+void order_fixes(std::vector<Finding>& findings) {
+  auto package_step = [](const Finding& f) {
+    return f.severity == Severity::error && !f.actions.empty() && f.actions.front().kind != "repair";
+  };
+  auto errors_end = std::stable_partition(findings.begin(), findings.end(),
+                                          [](const Finding& f) { return f.severity == Severity::error; });
+  std::stable_partition(findings.begin(), errors_end, package_step);
+}
+} // namespace
+
 DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   DoctorReport report;
   report.inputs = std::move(inputs);
@@ -126,6 +141,7 @@ DoctorReport run_doctor(DoctorInputs inputs, loader::FileSystemView& files) {
   }
   // Misalignment comes from the rules `condacuda lock` records (lock/alignment.hpp): one source of truth.
   for (auto& f : alignment_findings(report.inputs, files)) report.findings.push_back(std::move(f));
+  order_fixes(report.findings);
   return report;
 }
 

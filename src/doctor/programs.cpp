@@ -70,6 +70,21 @@ std::string outside_fix(const frameworks::ProgramOpen& cause, const frameworks::
   }
 }
 
+// The same fix as steps, where it is one: the user site's wheel uninstalled,
+// the PYTHONPATH entry removed.
+std::vector<FixAction> outside_actions(const frameworks::ProgramOpen& cause, const frameworks::PythonView& view,
+                                       const std::string& cwd) {
+  const std::string abs = python::abspath(cause.path, cwd);
+  if (cause.origin == python::PathOrigin::pythonpath) return {{"remove-path-entry", {"PYTHONPATH", cause.entry}}};
+  if (cause.origin != python::PathOrigin::user_site) return {};
+  const auto entry = std::find_if(view.sys_path.begin(), view.sys_path.end(),
+                                  [&](const python::SysPathEntry& e) { return e.path == cause.entry; });
+  const std::string site = entry == view.sys_path.end() ? cause.entry : entry->folder(cwd);
+  const std::string dist = abs.starts_with(site + "/") ? frameworks::owner_wheel(site, abs.substr(site.size() + 1), *view.probe).first : "";
+  if (dist.empty()) return {};
+  return {{"pip-uninstall", {"uninstall", "-y", "--user", dist}}};
+}
+
 Finding import_fails_finding(const ProgramReport& p, const DoctorInputs& in) {
   const auto& r = p.result;
   const auto& fw = r.framework;
@@ -97,6 +112,7 @@ Finding import_fails_finding(const ProgramReport& p, const DoctorInputs& in) {
   if (cause && outside_env(python::abspath(cause->path, cwd), in.env.prefix)) {
     f.expected = cause->library;
     f.fix = outside_fix(*cause, *in.python, cwd);
+    f.actions = outside_actions(*cause, *in.python, cwd);
     f.evidence.push_back("the soname is then loaded: the env's own copy is never opened, so no repair, pin or LD_LIBRARY_PATH "
                          "change of the env helps");
   }
@@ -192,6 +208,7 @@ std::vector<Finding> outside_wheel_findings(const DoctorInputs& in) {
     cause.entry = lib.entry;
     cause.origin = lib.origin;
     f.fix = outside_fix(cause, *in.python, in.python->launch.cwd);
+    f.actions = outside_actions(cause, *in.python, in.python->launch.cwd);
     out.push_back(std::move(f));
   }
   return out;

@@ -354,6 +354,13 @@ const std::vector<ManEntry>& man_environment() {
       {"NO_COLOR", "When not empty, --color auto prints no colour."},
       {"TERM", "dumb: --color auto prints no colour."},
       {"PATH", "run looks CMD up in it, with the env's bin first."},
+      {"PYTHONUSERBASE", "The user site's base, for the env's sys.path (as site.getuserbase() reads it) and the "
+                         "share/jupyter folder Jupyter's data path has under it."},
+      {"SHELL", "repair's re-activation line for this shell: csh and tcsh get `;` between the two commands, the others `&&`."},
+      {"JUPYTER_PATH, JUPYTER_DATA_DIR, XDG_DATA_HOME, JUPYTER_PREFER_ENV_PATH, JUPYTER_RUNTIME_DIR",
+       "Where Jupyter's kernelspecs and running servers' runtime files are looked for, as jupyter_core reads them "
+       "(this shell's, and each running server's from /proc/PID/environ); kernel install writes into the data dir "
+       "they name (docs/jupyter.md)."},
       {"CONDACUDA_QUIET", "When not empty, the activation hooks and the package's activation notice print nothing "
                           "(the lines saying that the env changed after its repair, or has CUDA libraries no repair "
                           "has fixed)."},

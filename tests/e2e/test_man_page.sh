@@ -132,6 +132,7 @@ read |= grep(r'"([A-Z][A-Z0-9_]{2,})"', [os.path.join(source, "src/env/discovery
 read |= grep(r'vars\.find\("([A-Z][A-Z0-9_]+)"\)', src)
 read |= grep(r'name == "([A-Z][A-Z0-9_]+)"', [os.path.join(source, "src/check/verdict.cpp")])
 read |= grep(r'hook_state_variable = "([A-Z_]+)"', src)
+read |= grep(r'\bget\("([A-Z][A-Z0-9_]+)"\)', [os.path.join(source, "src/sys/jupyter_files.cpp")])  # Jupyter's variables
 read |= grep(r"\b(CONDACUDA_[A-Z_]+)", glob.glob(os.path.join(source, "templates/hooks/*")) +
              glob.glob(os.path.join(source, "hooks/activate.d/*")))
 read |= {"CONDA_PREFIX", "VIRTUAL_ENV", "CONDA_ENVS_PATH", "CONDA_ENVS_DIRS", "MAMBA_ROOT_PREFIX", "XDG_CACHE_HOME",
