@@ -105,6 +105,27 @@ private:
     return report_.inputs.inventory.find_by_soname(soname);
   }
 
+  // The link on a search-path entry's way, said with its target: "/opt/cuda
+  // is a link to /opt/cuda-12.0" (the user's model is the link's name), "" when
+  // the entry is reached without one.
+  struct LinkOnPath {
+    std::string link, target;
+  };
+  std::optional<LinkOnPath> link_on_path(const std::string& entry) const {
+    if (entry.empty() || entry.front() != '/') return std::nullopt;
+    const std::string whole = normal(entry);
+    const std::string real = files_.real_path(whole);
+    if (real.empty() || real == whole) return std::nullopt;
+    fs::path so_far("/");
+    for (const auto& part : fs::path(whole).relative_path()) {
+      so_far /= part;
+      const std::string at = so_far.string(), resolved = files_.real_path(at);
+      if (!resolved.empty() && resolved != at && files_.real_path(so_far.parent_path().string()) == so_far.parent_path().string())
+        return LinkOnPath{at, resolved};
+    }
+    return LinkOnPath{whole, real};
+  }
+
   static std::string via_phrase(FoundVia via, const std::string& element) {
     switch (via) {
     case FoundVia::ld_library_path: return "LD_LIBRARY_PATH entry '" + element + "', which the loader searches before RUNPATH";
@@ -173,6 +194,16 @@ private:
       if (lib.file == file && lib.manager == "pip" && !lib.package.empty())
         return {{"pip-install", {"install", "--upgrade", min_release.empty() ? lib.package : lib.package + ">=" + min_release}}};
     return {};
+  }
+
+  // ", or point /opt/cuda (now /opt/cuda-12.0) at a CUDA >= 12.1": for an
+  // LD_LIBRARY_PATH entry reached through a link, the lowest release that
+  // defines what was missing (the versioned entry points say it).
+  std::string point_link_elsewhere(const Finding& f) const {
+    if (f.via != "ld_library_path" || f.min_release.empty()) return "";
+    const auto link = link_on_path(f.via_entry);
+    if (!link) return "";
+    return ", or point " + link->link + " (now " + link->target + ") at a CUDA >= " + f.min_release;
   }
 
   // install_hint as a step: the wheel of that component and major, when it has one.
@@ -323,6 +354,8 @@ private:
       f.evidence.push_back("loaded for " + e.library + ": " + shown(f.resolved) +
                            (inside_env(f.resolved) ? "" : ", version " + outside_evidence(f.resolved, e.library)));
       f.evidence.push_back("found through " + via_phrase(provider->via, provider->via_element));
+      if (auto link = link_on_path(provider->via_element); link && provider->via == FoundVia::ld_library_path)
+        f.evidence.push_back(link->link + " is a link to " + link->target);
     } else {
       f.title = "undefined symbol " + f.symbols + " in " + shown(referrer);
     }
@@ -342,7 +375,8 @@ private:
       const std::string package = f.expected_package.substr(0, f.expected_package.find(' '));
       f.fix = f.expected_satisfies
                   ? put_env_first(" (the env's folders go first once activated; `condacuda run` without activation)", f.expected) +
-                        (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "")
+                        (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "") +
+                        point_link_elsewhere(f)
               : package.empty() ? install_hint(e.library) + at_least
                                 : "upgrade " + package + " in the env" + at_least;
       if (!f.expected_satisfies && !package.empty()) f.actions = upgrade_actions(f.expected, f.min_release);
