@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "doctor/wording.hpp"
 #include "inventory/components.hpp"
 #include "inventory/cuda_builds.hpp"
 #include "inventory/version_evidence.hpp"
@@ -126,21 +127,11 @@ private:
     return LinkOnPath{whole, real};
   }
 
+  // "LD_LIBRARY_PATH entry '/x', which the loader searches before ..." (doctor/wording.hpp).
   static std::string via_phrase(FoundVia via, const std::string& element) {
-    switch (via) {
-    case FoundVia::ld_library_path: return "LD_LIBRARY_PATH entry '" + element + "', which the loader searches before RUNPATH";
-    case FoundVia::rpath: return "DT_RPATH entry '" + element + "'";
-    case FoundVia::exe_rpath: return "the program's DT_RPATH entry '" + element + "'";
-    case FoundVia::runpath: return "DT_RUNPATH entry '" + element + "'";
-    case FoundVia::ld_so_cache: return "/etc/ld.so.cache";
-    case FoundVia::default_dirs: return "the system directory " + element;
-    case FoundVia::already_loaded: return "an object already loaded under that name";
-    case FoundVia::same_file: return "the same file, already loaded";
-    case FoundVia::direct_path: return "its path in DT_NEEDED";
-    case FoundVia::not_found: return "nothing";
-    }
-    return "";
+    return found_through(via, element).substr(std::string("found through ").size());
   }
+
 
   // Does the file define symbol@version (version "" = any definition)?
   bool defines(const std::string& path, const std::string& symbol, const std::string& version) const {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "doctor/wording.hpp"
+
 namespace condacuda::doctor {
 
 namespace {
@@ -30,11 +32,8 @@ int rank(const Finding& f) {
 }
 
 std::string cause_phrase(const Finding& f) {
-  if (f.via == "ld_library_path") return "LD_LIBRARY_PATH entry '" + f.via_entry + "'";
-  if (f.via == "ld_so_cache") return "/etc/ld.so.cache";
-  if (f.via == "rpath" || f.via == "exe_rpath") return "DT_RPATH entry '" + f.via_entry + "'";
-  if (f.via == "runpath") return "DT_RUNPATH entry '" + f.via_entry + "'";
-  return f.via + " '" + f.via_entry + "'";
+  auto via = found_via_named(f.via);
+  return via ? search_step(*via, f.via_entry) : f.via + " '" + f.via_entry + "'";
 }
 
 void add_unique(std::vector<std::string>& to, const std::string& s) {

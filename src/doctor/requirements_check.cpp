@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "doctor/wording.hpp"
 #include "inventory/components.hpp"
 #include "inventory/records.hpp"
 #include "inventory/version_evidence.hpp"
@@ -91,16 +92,6 @@ std::vector<std::string> satisfying_copies(const inventory::ComponentRequirement
   return out;
 }
 
-std::string describe_via(const loader::ObjectSummary& o) {
-  switch (o.via) {
-  case loader::FoundVia::ld_library_path: return "found through LD_LIBRARY_PATH entry '" + o.via_element + "'";
-  case loader::FoundVia::rpath:
-  case loader::FoundVia::exe_rpath: return "found through a DT_RPATH entry '" + o.via_element + "'";
-  case loader::FoundVia::runpath: return "found through a DT_RUNPATH entry '" + o.via_element + "'";
-  default: return std::string("found through ") + loader::to_string(o.via);
-  }
-}
-
 Finding mismatch_finding(const inventory::ComponentRequirement& r, const std::string& path,
                          const inventory::VersionEvidence& v, const loader::ObjectSummary& o, const DoctorInputs& in) {
   Finding f;
@@ -115,8 +106,7 @@ Finding mismatch_finding(const inventory::ComponentRequirement& r, const std::st
   if (o.via != loader::FoundVia::not_found) {
     f.via = loader::to_string(o.via);
     f.via_entry = o.via_element;
-    f.evidence.push_back(describe_via(o) +
-                         (o.via == loader::FoundVia::ld_library_path ? ", which the loader searches before RUNPATH" : ""));
+    f.evidence.push_back(found_through(o.via, o.via_element));
   }
   const auto good = satisfying_copies(r, in.inventory);
   if (!good.empty()) {

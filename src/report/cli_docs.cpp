@@ -293,7 +293,7 @@ const std::vector<ManExample>& man_examples() {
         "$ condacuda doctor -p ./env",
         "ERROR undefined-symbol  libnvJitLink.so.12 from /opt/cuda-12.0/lib64/libnvJitLink.so.12 lacks "
         "__nvJitLinkAddData_12_1 (version libnvJitLink.so.12)",
-        "  why  found through LD_LIBRARY_PATH entry '/opt/cuda-12.0/lib64', which the loader searches before RUNPATH",
+        "  why  found through LD_LIBRARY_PATH entry '/opt/cuda-12.0/lib64', which the loader searches before the library's own search path",
         "  fix  run `condacuda repair -p './env'` ..., or remove '/opt/cuda-12.0/lib64' from LD_LIBRARY_PATH",
         "$ condacuda repair -p ./env", "$ condacuda doctor -p ./env          # exit 0 now",
         "$ condacuda check -p ./env           # exit 3 where there is no usable GPU"}},
