@@ -21,8 +21,8 @@ bool contexts_differ(const DoctorInputs& activated) {
 
 namespace {
 const char* pin_fix =
-    "`condacuda repair --pin`: the libraries whose dependencies LD_LIBRARY_PATH shadows get their DT_RUNPATH "
-    "turned into DT_RPATH (searched before LD_LIBRARY_PATH), so the env loads however it is launched; or launch "
+    "`condacuda repair --pin`: the libraries whose dependencies LD_LIBRARY_PATH shadows then search their own "
+    "folders before LD_LIBRARY_PATH, so the env loads however it is launched; or launch "
     "with `condacuda run ENV -- CMD`";
 
 Finding not_activated_finding(Severity severity, const std::optional<std::string>& llp) {
@@ -31,16 +31,16 @@ Finding not_activated_finding(Severity severity, const std::optional<std::string
   f.severity = severity;
   f.evidence = {"a launch without activation (a Jupyter kernel, cron, srun, an IDE, a systemd unit) keeps "
                 "LD_LIBRARY_PATH " + (llp ? "'" + *llp + "'" : std::string("unset")) + " and runs no hook",
-                "ld.so searches LD_LIBRARY_PATH before DT_RUNPATH, but after DT_RPATH"};
+                "the loader searches LD_LIBRARY_PATH before a library's own search path (unless the library is pinned)"};
   f.fix = pin_fix;
   return f;
 }
-// "2 root(s) ...", or "import torch (2.6.0) and 2 root(s) ...".
+// "2 file(s) ...", or "import torch (2.6.0) and 2 file(s) ...".
 std::string launches_title(const std::vector<std::string>& programs, std::size_t roots, const std::string& what) {
-  if (programs.empty()) return std::to_string(roots) + " root(s) " + what;
+  if (programs.empty()) return std::to_string(roots) + " file(s) " + what;
   std::string t;
   for (std::size_t i = 0; i < programs.size(); ++i) t += (i ? ", " : "") + programs[i];
-  return t + (roots ? " and " + std::to_string(roots) + " root(s) " : " ") + what;
+  return t + (roots ? " and " + std::to_string(roots) + " file(s) " : " ") + what;
 }
 } // namespace
 

@@ -260,8 +260,8 @@ private:
     if (std::find(f.evidence.begin(), f.evidence.end(), line) == f.evidence.end()) f.evidence.push_back(line);
     if (!f.expected.empty()) {
       f.title = soname + " is in the env but not found from where it is needed";
-      f.fix = "run `" + env_command() + "`: it links " + soname + " next to the libraries that need it (RUNPATH "
-              "$ORIGIN then finds it without activation) and puts " + fs::path(f.expected).parent_path().string() +
+      f.fix = "run `" + env_command() + "`: it links " + soname + " next to the libraries that need it (their own search "
+              "path then finds it without activation) and puts " + fs::path(f.expected).parent_path().string() +
               " on LD_LIBRARY_PATH when the env is activated";
     } else if (!consumer_fix(f, soname, requester)) {
       f.fix = install_hint(soname);
@@ -343,7 +343,7 @@ private:
       f.title = e.library + " from " + (inside_env(f.resolved) ? "the env" : shown(f.resolved)) + " lacks " + f.symbols +
                 (f.version.empty() ? "" : " (version " + f.version + ")");
       f.evidence.push_back("loaded for " + e.library + ": " + shown(f.resolved) +
-                           (inside_env(f.resolved) ? "" : ", version " + outside_evidence(f.resolved, e.library)));
+                           (inside_env(f.resolved) ? "" : ", " + outside_evidence(f.resolved, e.library)));
       f.evidence.push_back("found through " + via_phrase(provider->via, provider->via_element));
       if (auto link = link_on_path(provider->via_element); link && provider->via == FoundVia::ld_library_path)
         f.evidence.push_back(link->link + " is a link to " + link->target);
@@ -422,7 +422,7 @@ private:
         const std::string version = outside_version(path, *o.soname);
         f.title = *o.soname + " comes from " + path + (version.empty() ? "" : " (" + version + ")") + ", not from the env";
         f.evidence = {"found through " + via_phrase(o.via, o.via_element),
-                      *o.soname + ": " + path + ", version " + outside_evidence(path, *o.soname) + "; the env has " +
+                      *o.soname + ": " + path + ", " + outside_evidence(path, *o.soname) + "; the env has " +
                           f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
         f.fix = put_env_first(" so the env's own copies are found first", f.expected);
         // No repair changes the cache or the system folders: what it changes
@@ -451,9 +451,10 @@ private:
   }
   std::string outside_evidence(const std::string& path, const std::string& soname) const {
     auto v = outside_copy_version(path, soname);
-    if (!v) return "unknown (neither its file name nor its contents say it)";
-    if (v->is_major_only()) return "unknown beyond the major " + v->version + " (" + v->source + ")";
-    return v->version + " (" + v->source + ")";
+    // "version 12.0.140 (...)", or in plain words what little is known.
+    if (!v) return "version unknown (neither its file name nor its contents say it)";
+    if (v->is_major_only()) return "of CUDA " + v->version + ", its release unknown (its name says only the major)";
+    return "version " + v->version + " (" + v->source + ")";
   }
 
   // The CUDA major a library from outside the env belongs to, and how that

@@ -61,10 +61,10 @@ Finding merge(std::vector<Finding> parts) {
   // A copy's version is said once: a part of one library that names it
   // already ("loaded for X: PATH, version ...") leaves the shadowed line out.
   auto said_elsewhere = [&](const Finding& shadowed, const std::string& line) {
-    if (libraries.size() != 1 || line.rfind(shadowed.library + ": " + shadowed.resolved + ", version", 0) != 0) return false;
+    if (libraries.size() != 1 || line.rfind(shadowed.library + ": " + shadowed.resolved + ", ", 0) != 0) return false;
     return std::any_of(parts.begin(), parts.end(), [&](const Finding& p) {
       return p.code != code::shadowed && std::any_of(p.evidence.begin(), p.evidence.end(), [&](const std::string& e) {
-               return e.find(shadowed.resolved + ", version") != std::string::npos;
+               return e.rfind("loaded for " + shadowed.library + ": " + shadowed.resolved + ", ", 0) == 0;
              });
     });
   };

@@ -6,9 +6,9 @@ std::string search_step(loader::FoundVia via, const std::string& element) {
   using loader::FoundVia;
   switch (via) {
   case FoundVia::ld_library_path: return "LD_LIBRARY_PATH entry '" + element + "'";
-  case FoundVia::rpath: return "the fixed search path entry '" + element + "' of a library on the chain (DT_RPATH)";
-  case FoundVia::exe_rpath: return "the program's fixed search path entry '" + element + "' (DT_RPATH)";
-  case FoundVia::runpath: return "the library's own search path entry '" + element + "' (DT_RUNPATH)";
+  case FoundVia::rpath: return "the fixed search path entry '" + element + "' of a library on the chain";
+  case FoundVia::exe_rpath: return "the program's fixed search path entry '" + element + "'";
+  case FoundVia::runpath: return "the library's own search path entry '" + element + "'";
   case FoundVia::ld_so_cache: return "/etc/ld.so.cache";
   case FoundVia::default_dirs: return "the system folder " + element;
   case FoundVia::already_loaded: return "an object already loaded under that name";

@@ -1,7 +1,7 @@
 #pragma once
 // Where the loader found a library, in one set of words for every finding
 // (issue 51: diagnose, requirements_check and grouping each had their own):
-// plain words first, the loader's term in parentheses for who knows it.
+// in plain words (the loader's terms stay in --json's `via` and in -v).
 #include <optional>
 #include <string>
 
@@ -10,7 +10,7 @@
 namespace condacuda::doctor {
 
 // "LD_LIBRARY_PATH entry '/opt/cuda/lib64'", "the library's own search path
-// entry '$ORIGIN/../lib' (DT_RUNPATH)", "/etc/ld.so.cache", ...
+// entry '$ORIGIN/../lib'" (DT_RUNPATH), "/etc/ld.so.cache", ...
 std::string search_step(loader::FoundVia via, const std::string& element);
 
 // "found through <search_step>", with why it won where that is the point:

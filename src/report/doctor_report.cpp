@@ -1,10 +1,12 @@
 #include "report/doctor_report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "report/info_report.hpp"
+#include "report/layout.hpp"
 #include "report/programs_report.hpp"
 #include "util/strings.hpp"
 
@@ -169,6 +171,36 @@ Json doctor_json(const doctor::DoctorReport& r) {
   return j;
 }
 
+namespace {
+// Whether a program's line says this error already (the loader's error is said once).
+bool said_by_programs(const doctor::DoctorReport& r, const std::string& error) {
+  if (error.empty()) return false;
+  return std::any_of(r.programs.begin(), r.programs.end(),
+                     [&](const doctor::ProgramReport& p) { return p.result.error_text().find(error) != std::string::npos; });
+}
+
+// One finding, within 100 columns: the label and title, each "why" line with
+// a hanging indent, the files it breaks one per line, the loader's error
+// unless a program's line said it, the fix's words and then each command
+// alone on a line that pastes.
+std::string finding_text(const doctor::Finding& f, const Style& style, bool error_said) {
+  const std::string label = f.severity == doctor::Severity::error     ? style.red(style.bold("ERROR"))
+                            : f.severity == doctor::Severity::warning ? style.yellow(style.bold("WARN "))
+                                                                      : style.dim("INFO ");
+  std::string out = "\n" + wrap(label + " " + style.bold(f.code) + "  ", 6 + f.code.size() + 2, f.title, 7);
+  for (const auto& line : f.evidence) out += wrap("  " + style.dim("why") + "    ", 9, line, 9);
+  const std::string word = f.severity == doctor::Severity::error ? "breaks" : "affects";
+  for (std::size_t i = 0; i < f.affects.size(); ++i)
+    out += wrap("  " + style.dim(i == 0 ? word : std::string(word.size(), ' ')) + std::string(7 - word.size(), ' '), 9,
+                f.affects[i], 9);
+  if (!f.first_error.empty() && !error_said) out += wrap("  " + style.dim("error") + "  ", 9, f.first_error, 9);
+  const FixText fix = split_fix(f.fix);
+  out += wrap("  " + style.green("fix") + "    ", 9, fix.prose, 9);
+  for (const auto& command : fix.commands) out += "         " + command + "\n";
+  return out;
+}
+} // namespace
+
 std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool verbose) {
   const auto& in = r.inputs;
   std::string out;
@@ -186,19 +218,37 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   if (r.host_error) out += style.red("the host itself fails to start: ") + *r.host_error;
   if (!in.inventory.pinned.empty())
     out += style.bold("pinned") + " " + std::to_string(in.inventory.pinned.size()) +
-           " file(s) by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH): " +
+           " file(s) by `condacuda repair --pin` (" +
+           (verbose ? "DT_RUNPATH -> DT_RPATH" : "their own search path now comes before LD_LIBRARY_PATH") + "): " +
            util::join(in.inventory.pinned, ", ") + "\n";
-  out += programs_text(r, style, verbose);
-  out += kernels_text(r.kernels, style);
+  if (!verbose) out = fit(out); // the header: env, LD_LIBRARY_PATH, host
+  out += verbose ? programs_text(r, style, verbose) : fit(programs_text(r, style, verbose));
+  out += verbose ? kernels_text(r.kernels, style) : fit(kernels_text(r.kernels, style));
   int fails = 0;
   for (const auto& root : r.roots) fails += root.loads ? 0 : 1;
   int fails_unactivated = 0;
   for (const auto& root : r.roots) fails_unactivated += root.not_activated && !root.not_activated->loads ? 1 : 0;
   const std::string where = not_activated ? "not activated" : "activated";
-  out += "\n" + std::to_string(r.roots.size()) + " roots (CUDA libraries and their consumers), each opened like `import` does" +
-         (r.not_activated || not_activated ? ", " + where : "") + ": " +
-         (fails ? style.red(std::to_string(fails) + " fail") : style.green("all load")) + "\n";
-  if (fails || verbose) {
+  out += "\n" + wrap("", 0,
+                    std::to_string(r.roots.size()) +
+                        (verbose ? " roots (CUDA libraries and their consumers)"
+                                 : " files (CUDA libraries and what needs them)") +
+                        ", each opened like `import` does" + (r.not_activated || not_activated ? ", " + where : "") + ": " +
+                        (fails ? style.red(std::to_string(fails) + " fail") : style.green("all load")),
+                    2);
+  if (fails && !verbose) {
+    // Each failing file on its own line, with the finding that says why (the error is said there, once).
+    for (const auto& root : r.roots) {
+      if (root.loads) continue;
+      auto f = std::find_if(r.findings.begin(), r.findings.end(), [&](const doctor::Finding& x) {
+        return std::find(x.affects.begin(), x.affects.end(), root.file) != x.affects.end();
+      });
+      const std::string why = !root.covered_by.empty() ? "fails alone, loads in " + root.covered_by.front()
+                              : f != r.findings.end() ? "see " + f->code + " below"
+                                                      : root.first_error;
+      out += wrap("  " + style.red("fails") + "  ", 9, root.file + "  (" + why + ")", 9);
+    }
+  } else if (verbose) {
     Table t({"ROOT", "VERDICT", "FIRST ERROR"});
     for (const auto& root : r.roots)
       if (!root.loads || verbose)
@@ -207,10 +257,16 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   }
   if (r.not_activated) {
     const auto& value = r.not_activated->ld_library_path;
-    out += "not activated (Jupyter kernels, cron, srun, IDEs; LD_LIBRARY_PATH " + (value ? "'" + *value + "'" : "unset") +
-           ", no hook): " +
-           (fails_unactivated ? style.yellow(std::to_string(fails_unactivated) + " fail") : style.green("all load")) + "\n";
-    if (fails_unactivated || verbose) {
+    out += wrap("", 0,
+                "not activated (Jupyter kernels, cron, srun, IDEs; LD_LIBRARY_PATH " + (value ? "'" + *value + "'" : "unset") +
+                    ", no hook): " +
+                    (fails_unactivated ? style.yellow(std::to_string(fails_unactivated) + " fail") : style.green("all load")),
+                2);
+    if (fails_unactivated && !verbose) {
+      for (const auto& root : r.roots)
+        if (root.not_activated && !root.not_activated->loads)
+          out += wrap("  " + style.yellow("fails") + "  ", 9, root.file + "  (see not-activated below)", 9);
+    } else if (verbose) {
       Table t({"ROOT", "VERDICT", "FIRST ERROR"});
       for (const auto& root : r.roots)
         if (root.not_activated && (!root.not_activated->loads || verbose))
@@ -228,20 +284,10 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
     }
     out += t.render(style, 2);
   }
+  std::set<std::string> said; // the loader's error, once: the first finding that has it says it
   for (const auto& f : r.findings) {
-    std::string sev = doctor::to_string(f.severity);
-    std::string label = f.severity == doctor::Severity::error ? style.red(style.bold("ERROR"))
-                        : f.severity == doctor::Severity::warning ? style.yellow(style.bold("WARN "))
-                                                                  : style.dim("INFO ");
-    out += "\n" + label + " " + style.bold(f.code) + "  " + f.title + "\n";
-    for (const auto& line : f.evidence) out += "  " + style.dim("why") + "  " + line + "\n";
-    if (!f.affects.empty()) {
-      out += "  " + style.dim(f.severity == doctor::Severity::error ? "breaks" : "affects") + " ";
-      for (std::size_t i = 0; i < f.affects.size(); ++i) out += (i ? ", " : "") + f.affects[i];
-      out += "\n";
-    }
-    if (!f.first_error.empty()) out += "  " + style.dim("error") + " " + f.first_error + "\n";
-    out += "  " + style.green("fix") + "  " + f.fix + "\n";
+    out += finding_text(f, style, said_by_programs(r, f.first_error) || said.count(f.first_error));
+    said.insert(f.first_error);
   }
   out += "\n" + (r.healthy() ? style.green("healthy") : style.red("not healthy")) + ": " +
          std::to_string(r.count(doctor::Severity::error)) + " error(s), " +

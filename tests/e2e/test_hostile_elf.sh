@@ -68,7 +68,8 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$scratch/doctor-jso
 # error finding for each that names the file, with the reason where the
 # loader would give one.
 expect_eq "$status" 1 "doctor on an env whose libraries are damaged"
-doctor_text=$(cat "$scratch/doctor.out" "$scratch/doctor.err")
+# The text view breaks long lines at spaces (100 columns): compare with the line breaks and indents joined.
+doctor_text=$(cat "$scratch/doctor.out" "$scratch/doctor.err" | tr '\n' ' ' | tr -s ' ')
 has() { grep -qF -- "$2" <<< "$1" || fail "${3:-output} lacks: $2"; }
 has "$doctor_text" "lib/libcublas.so.12: condacuda cannot read this file: dynamic section extends past the end of the file" doctor
 has "$doctor_text" "lib/libcusparse.so.12: " doctor

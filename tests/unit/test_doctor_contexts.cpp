@@ -57,7 +57,7 @@ TEST_CASE("add_not_activated: the warning lists only the roots that load activat
   const std::vector<std::string> only_activated = {"lib/only-activated.so", "lib/only-activated-2.so"};
   CHECK_MESSAGE(f.affects == only_activated,
                 "the not-activated finding lists a root that does not load activated, or misses one");
-  CHECK(f.title == "2 root(s) load only when the env is activated");
+  CHECK(f.title == "2 file(s) load only when the env is activated");
   CHECK_MESSAGE(f.first_error == "not activated: undefined symbol: g, version X_12",
                 "the first error is not the first listed root's, not activated");
   // Every root keeps its verdict in both contexts.

@@ -1,0 +1,33 @@
+#pragma once
+// The default text view's layout (issue 51): lines that fit 100 columns,
+// broken at spaces with a hanging indent (a path longer than the line stays
+// whole, on a line of its own), and a fix's commands each alone on a line
+// that pastes into a shell.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace condacuda::report {
+
+inline constexpr std::size_t text_width = 100;
+
+// `text` after `lead` (whose visible width is `lead_width`: it may hold
+// colour codes), broken at spaces before `width`; each further line starts
+// with `indent` spaces. Ends with a newline.
+std::string wrap(const std::string& lead, std::size_t lead_width, std::string_view text, std::size_t indent,
+                 std::size_t width = text_width);
+
+// Each line of `text` longer than `width` broken at spaces, its further
+// lines indented two more than its own (sentences; never a table's rows).
+std::string fit(const std::string& text, std::size_t width = text_width);
+
+// A fix's words and its commands: each `command` in backquotes, or a fix
+// that starts with the command ("condacuda repair -p X  (why)"). The prose
+// names them "the command below" (one) or "command N below" (several).
+struct FixText {
+  std::string prose;
+  std::vector<std::string> commands;
+};
+FixText split_fix(std::string_view fix);
+
+} // namespace condacuda::report
