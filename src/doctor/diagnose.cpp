@@ -490,10 +490,10 @@ private:
     const int env_major = majors[0];
     // Only what the env's own files asked for: a foreign library's own
     // dependencies come with it and are not causes of their own.
-    std::set<int> asked_by_env;
+    std::map<int, std::string> asked_by_env; // the object, and the env file that asked for it
     for (const auto& e : root.report.edges)
       if (e.from >= 0 && e.to >= 0 && inside_env(root.report.objects[static_cast<std::size_t>(e.from)].name))
-        asked_by_env.insert(e.to);
+        asked_by_env.emplace(e.to, root.report.objects[static_cast<std::size_t>(e.from)].name);
     for (int i = 0; i < static_cast<int>(root.report.objects.size()); ++i) {
       const auto& o = root.report.objects[static_cast<std::size_t>(i)];
       if (o.faked || o.preexisting || !o.soname || inside_env(o.name) || !asked_by_env.count(i)) continue;
@@ -503,7 +503,15 @@ private:
       auto major = major_of_outside(path, *o.soname);
       if (!major || major->first == env_major) continue;
       const bool lost = env_library(*o.soname) == nullptr;
-      Finding& f = group("foreign-major\n" + path, code::foreign_cuda_major, lost ? Severity::error : Severity::warning);
+      // A soname that names its major (libcudart.so.11.0) was asked for by a
+      // file built for that major: the consumer is the foreign one, and it works.
+      const std::string& requester = asked_by_env.at(i);
+      const auto owner = kind->soname_is_cuda_major ? owner_of(requester) : std::nullopt;
+      const auto built = owner ? inventory::cuda_major_of_build(owner->package, owner->version) : std::nullopt;
+      const auto rebuild = built && *built == major->first ? inventory::rebuild_for(owner->package, owner->version, env_major)
+                                                           : std::nullopt;
+      Finding& f = group("foreign-major\n" + path, code::foreign_cuda_major,
+                         lost && !rebuild ? Severity::error : Severity::warning);
       f.library = *o.soname;
       f.resolved = path;
       f.via = loader::to_string(o.via);
@@ -512,9 +520,20 @@ private:
                 " library, into a CUDA " + std::to_string(env_major) + " env";
       f.evidence = {"found through " + via_phrase(o.via, o.via_element),
                     *o.soname + " belongs to CUDA " + std::to_string(major->first) + ": " + major->second,
-                    "the env's CUDA libraries are CUDA " + std::to_string(env_major) +
-                        "; the loader accepts it (same soname), the CUDA runtime may not"};
-      if (lost) {
+                    kind->soname_is_cuda_major
+                        ? "the env's CUDA libraries are CUDA " + std::to_string(env_major) + "; " + shown(requester) +
+                              " asks for CUDA " + std::to_string(major->first) + "'s " + *o.soname + " by name"
+                        : "the env's CUDA libraries are CUDA " + std::to_string(env_major) +
+                              "; the loader accepts it (same soname), the CUDA runtime may not"};
+      if (rebuild) {
+        const std::string install = "pip " + util::join(rebuild->pip_install_args(), " ");
+        f.title = owner->package + " " + owner->version + " is built for CUDA " + std::to_string(*built) + " and takes " +
+                  *o.soname + " from " + path + ", outside this CUDA " + std::to_string(env_major) + " env";
+        f.evidence.push_back("it loads while that folder is on the search path; elsewhere it fails");
+        f.fix = "install its CUDA " + std::to_string(env_major) + " build: `pip uninstall -y " + rebuild->uninstall + "` then `" +
+                install + "`";
+        f.actions = {{"pip-uninstall", {"uninstall", "-y", rebuild->uninstall}}, {"pip-install", rebuild->pip_install_args()}};
+      } else if (lost) {
         f.evidence.push_back("the env has no " + *o.soname + " of its own");
         f.fix = install_hint(*o.soname);
       } else {

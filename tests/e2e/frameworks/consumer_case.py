@@ -11,7 +11,10 @@ consumer's: its CUDA 12 build (`pip uninstall -y cupy-cuda11x`, `pip install
 cupy-cuda12x`), as actions in --json. Following them mechanically (this
 script plays pip with stand-in wheels) makes doctor healthy and the import
 work in one step. The advice a user may have followed before (installing
-nvidia-cuda-runtime-cu11) leads back to the same fix, never to a loop.
+nvidia-cuda-runtime-cu11) leads back to the same fix, never to a loop. With a
+CUDA 11.8 folder on LD_LIBRARY_PATH the import works: the runtime taken from
+it is a warning that names the consumer (no false "same soname" line), the
+one error the env's mixed majors, with the consumer's fix.
 """
 import json
 import os
@@ -113,6 +116,27 @@ def main(condacuda, work):
     check(f["actions"] == [{"kind": "pip-uninstall", "args": ["uninstall", "-y", "cupy-cuda11x"]},
                            {"kind": "pip-install", "args": ["install", "cupy-cuda12x"]}], "its fix as actions: %s" % f["actions"])
     check("`pip install cupy-cuda12x`" in f["fix"] and "nvidia-cuda-runtime-cu11" not in f["fix"], "the fix in words: " + f["fix"])
+
+    print("# a CUDA 11.8 folder on LD_LIBRARY_PATH: the import works, doctor warns with the consumer's fix")
+    cuda118 = os.path.join(e.work, "cuda-11.8", "lib64")
+    os.makedirs(cuda118)
+    shutil.copyfile(e.lib.compile("cudart11", "libcudart.so.11.0", ["cudaRuntimeGetVersion"]),
+                    os.path.join(cuda118, "libcudart.so.11.0"))
+    e.vars["LD_LIBRARY_PATH"] = cuda118
+    check(e.real() == "loads", "with CUDA 11.8 on LD_LIBRARY_PATH, import cupy loads")
+    rc118, doc118 = e.doctor()
+    foreign = [x for x in doc118["findings"] if x["code"] == "foreign-cuda-major"]
+    # The env still mixes majors (an error, misaligned, with the consumer's fix); the CUDA 11 runtime
+    # from outside is how it loads: a warning, not a second error.
+    errors = [x for x in doc118["findings"] if x["severity"] == "error"]
+    check(rc118 == 1 and [x["code"] for x in errors] == ["misaligned"] and "`pip install cupy-cuda12x`" in errors[0]["fix"],
+          "doctor: one error, misaligned, with the consumer's fix (%s)" % [(x["code"], x["severity"]) for x in doc118["findings"]])
+    check(len(foreign) == 1 and foreign[0]["severity"] == "warning", "foreign-cuda-major is a warning")
+    check(foreign[0]["title"].startswith("cupy-cuda11x 12.3.0 is built for CUDA 11 and takes libcudart.so.11.0 from " + cuda118),
+          "it names the consumer and the folder: " + foreign[0]["title"])
+    check("`pip install cupy-cuda12x`" in foreign[0]["fix"] and not any("same soname" in x for x in foreign[0]["evidence"]),
+          "the consumer's fix, and no false 'same soname' line")
+    del e.vars["LD_LIBRARY_PATH"]
 
     note = "the old advice followed: nvidia-cuda-runtime-cu11 installed"
     print("# " + note)
