@@ -53,35 +53,16 @@ class Env:
         words = [a for a in args if not a.startswith("-")]
         if verb == "uninstall":
             for name in words:
-                dist = [d for d in os.listdir(self.site) if d.lower().startswith(name.replace("-", "_") + "-")
-                        and d.endswith(".dist-info")]
-                check(len(dist) == 1, "pip uninstall %s: one dist-info (%s)" % (name, dist))
-                with open(os.path.join(self.site, dist[0], "RECORD")) as f:
-                    for line in f:
-                        path = os.path.join(self.site, line.split(",")[0])
-                        if os.path.isfile(path):
-                            os.unlink(path)
-                shutil.rmtree(os.path.join(self.site, dist[0]), ignore_errors=True)
+                standins.uninstall_wheel(self.site, name)
             return
         for name in words:
             self.install(name)
 
     def install(self, name):
         if name in ("cupy-cuda11x", "cupy-cuda12x"):
-            major = 11 if name == "cupy-cuda11x" else 12
-            cudart = self.lib.compile("cudart%d" % major, "libcudart.so.11.0" if major == 11 else "libcudart.so.12",
-                                      ["cudaRuntimeGetVersion"])
-            core = self.lib.extension("cupycore%d" % major, "cupy._core.core", [cudart], "$ORIGIN/../../nvidia/cuda_runtime/lib")
-            files = [standins.place(self.site, "cupy/_core/core" + self.lib.ext_suffix, core)]
-            for rel, text in (("cupy/__init__.py", "from cupy._core import core  # noqa: F401\n"), ("cupy/_core/__init__.py", "")):
-                with open(os.path.join(self.site, rel), "w") as f:
-                    f.write(text)
-                files.append(rel)
-            standins.wheel(self.site, name, "12.3.0", files)
+            standins.cupy_cuda_wheel(self.site, self.lib, 11 if name == "cupy-cuda11x" else 12)
         elif name == "nvidia-cuda-runtime-cu11":
-            cudart = self.lib.compile("cudart11", "libcudart.so.11.0", ["cudaRuntimeGetVersion"])
-            rel = standins.place(self.site, "nvidia/cuda_runtime/lib/libcudart.so.11.0", cudart)
-            standins.wheel(self.site, name, "11.8.89", [rel])
+            standins.cuda11_runtime_wheel(self.site, self.lib)
         else:
             raise SystemExit("FAIL: the harness has no stand-in wheel for " + name)
 
@@ -120,8 +101,7 @@ def main(condacuda, work):
     print("# a CUDA 11.8 folder on LD_LIBRARY_PATH: the import works, doctor warns with the consumer's fix")
     cuda118 = os.path.join(e.work, "cuda-11.8", "lib64")
     os.makedirs(cuda118)
-    shutil.copyfile(e.lib.compile("cudart11", "libcudart.so.11.0", ["cudaRuntimeGetVersion"]),
-                    os.path.join(cuda118, "libcudart.so.11.0"))
+    shutil.copyfile(standins.cuda_runtime_library(e.lib, 11), os.path.join(cuda118, "libcudart.so.11.0"))
     e.vars["LD_LIBRARY_PATH"] = cuda118
     check(e.real() == "loads", "with CUDA 11.8 on LD_LIBRARY_PATH, import cupy loads")
     rc118, doc118 = e.doctor()

@@ -129,17 +129,9 @@ class Harness:
         self.lib = standins.Libraries(os.path.join(work, "build"))
         self.tk = self.lib.toolkit(12, "$ORIGIN/../../nvjitlink/lib:$ORIGIN")
 
-    def uninstall(self, site, name):
-        norm = name.replace("-", "_").lower() + "-"
-        dists = [d for d in os.listdir(site) if d.lower().startswith(norm) and d.endswith(".dist-info")]
-        if len(dists) != 1:
-            raise SystemExit("FAIL: pip uninstall %s in %s: %s" % (name, site, dists))
-        with open(os.path.join(site, dists[0], "RECORD")) as f:
-            for line in f:
-                p = os.path.join(site, line.split(",")[0])
-                if os.path.isfile(p) and not p.endswith("__init__.py"):
-                    os.unlink(p)
-        shutil.rmtree(os.path.join(site, dists[0]))
+    @staticmethod
+    def uninstall(site, name):
+        standins.uninstall_wheel(site, name)
 
     def pip(self, s, verb, *args):
         """pip with stand-in wheels: install, install --upgrade 'name>=v', uninstall [-y] [--user] names."""
@@ -161,20 +153,9 @@ class Harness:
         if name in WHEEL_COMPONENT:
             standins.cuda_wheels(s.site, self.tk, 12, [WHEEL_COMPONENT[name]])
         elif name in ("cupy-cuda11x", "cupy-cuda12x"):
-            major = 11 if name == "cupy-cuda11x" else 12
-            cudart = self.lib.compile("cudart%d" % major, "libcudart.so.11.0" if major == 11 else "libcudart.so.12",
-                                      ["cudaRuntimeGetVersion"])
-            core = self.lib.extension("cupycore%d" % major, "cupy._core.core", [cudart], "$ORIGIN/../../nvidia/cuda_runtime/lib")
-            files = [standins.place(s.site, "cupy/_core/core" + self.lib.ext_suffix, core)]
-            for rel, text in (("cupy/__init__.py", "from cupy._core import core  # noqa: F401\n"), ("cupy/_core/__init__.py", "")):
-                with open(os.path.join(s.site, rel), "w") as f:
-                    f.write(text)
-                files.append(rel)
-            standins.wheel(s.site, name, "12.3.0", files)
+            standins.cupy_cuda_wheel(s.site, self.lib, 11 if name == "cupy-cuda11x" else 12)
         elif name == "nvidia-cuda-runtime-cu11":
-            cudart = self.lib.compile("cudart11", "libcudart.so.11.0", ["cudaRuntimeGetVersion"])
-            rel = standins.place(s.site, "nvidia/cuda_runtime/lib/libcudart.so.11.0", cudart)
-            standins.wheel(s.site, name, "11.8.89", [rel])
+            standins.cuda11_runtime_wheel(s.site, self.lib)
         else:
             raise SystemExit("FAIL %s: the harness has no stand-in wheel for %s" % (s.name, name))
 

@@ -364,6 +364,48 @@ def cupy_package(site, lib, major, release, packaging="pip", preloads=("cutensor
         wheel(site, "cuda-pathfinder", "1.3.4", ["cuda/pathfinder/__init__.py"])
 
 
+def uninstall_wheel(site, name):
+    """What `pip uninstall` does to a wheel: the files its RECORD lists (the
+    namespace packages' __init__.py kept) and its dist-info go."""
+    norm = name.replace("-", "_").lower() + "-"
+    dists = [d for d in os.listdir(site) if d.lower().startswith(norm) and d.endswith(".dist-info")]
+    if len(dists) != 1:
+        raise SystemExit("FAIL: pip uninstall %s in %s: %s" % (name, site, dists))
+    with open(os.path.join(site, dists[0], "RECORD")) as f:
+        for line in f:
+            path = os.path.join(site, line.split(",")[0])
+            if os.path.isfile(path) and not path.endswith("__init__.py"):
+                os.unlink(path)
+    shutil.rmtree(os.path.join(site, dists[0]))
+
+
+def cupy_cuda_wheel(site, lib, major, release="12.3.0"):
+    """cupy-cuda<major>x whose cupy._core.core needs that major's libcudart
+    (libcudart.so.11.0 for CUDA 11), RUNPATH into nvidia/cuda_runtime/lib as
+    CuPy's wheels have it: the consumer of one CUDA major."""
+    cudart = cuda_runtime_library(lib, major)
+    core = lib.extension("cupycore%d" % major, "cupy._core.core", [cudart], "$ORIGIN/../../nvidia/cuda_runtime/lib")
+    files = [place(site, "cupy/_core/core" + lib.ext_suffix, core)]
+    for rel, text in (("cupy/__init__.py", "from cupy._core import core  # noqa: F401\n"), ("cupy/_core/__init__.py", "")):
+        os.makedirs(os.path.dirname(os.path.join(site, rel)), exist_ok=True)
+        with open(os.path.join(site, rel), "w") as f:
+            f.write(text)
+        files.append(rel)
+    wheel(site, "cupy-cuda%dx" % major, release, files)
+
+
+def cuda_runtime_library(lib, major):
+    """libcudart of a major: libcudart.so.11.0 for CUDA 11, libcudart.so.<major> after."""
+    return lib.compile("cudart%d" % major, "libcudart.so.11.0" if major == 11 else "libcudart.so.%d" % major,
+                       ["cudaRuntimeGetVersion"])
+
+
+def cuda11_runtime_wheel(site, lib):
+    """nvidia-cuda-runtime-cu11 11.8.89: libcudart.so.11.0 in nvidia/cuda_runtime/lib."""
+    rel = place(site, "nvidia/cuda_runtime/lib/libcudart.so.11.0", cuda_runtime_library(lib, 11))
+    wheel(site, "nvidia-cuda-runtime-cu11", "11.8.89", [rel])
+
+
 def cutensor_wheel(site, lib, major):
     place(site, "cutensor/lib/libcutensor.so.2", lib.cutensor(major))
     wheel(site, "cutensor-cu%d" % major, "2.0.2", ["cutensor/lib/libcutensor.so.2"])
