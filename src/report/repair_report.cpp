@@ -200,14 +200,15 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
     }
   }
   if (!r.plan.links.empty()) {
-    out += "  symlinks, so RUNPATH finds them without activation:\n";
+    out += "  symlinks, so the libraries' own search path finds them without activation:\n";
     for (const auto& l : r.plan.links)
       out += "    " + l.path + " -> " + l.target + "  " + style.dim("(needed by " + l.needed_by + ")") + "\n";
   }
   if (!r.plan.pins.empty()) {
-    out += "  pinned (DT_RUNPATH -> DT_RPATH, one tag per file), so LD_LIBRARY_PATH cannot shadow the env's copies:\n";
+    out += "  pinned (their own search path then comes before LD_LIBRARY_PATH; one tag per file), so LD_LIBRARY_PATH\n"
+           "  cannot shadow the env's copies:\n";
     for (const auto& p : r.plan.pins)
-      out += "    " + p.path + "  " + style.dim("(RPATH '" + p.runpath + "'; not activated " + p.reason + ")") + "\n";
+      out += "    " + p.path + "  " + style.dim("(searches '" + p.runpath + "' first; not activated " + p.reason + ")") + "\n";
   }
   if (!r.plan.unpinnable.empty()) {
     out += "  " + style.yellow("cannot be pinned") +
@@ -225,13 +226,13 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
       out += "    " + std::string(l.activated ? "activated" : "not activated") + ": " + l.requester + " gets " + l.soname +
              " from " + l.copy + "  " + style.dim("(" + l.why + ")") + "\n";
   }
-  out += "\n" + style.bold("Verified") + " with the loader model, every root, plan applied:\n";
+  out += "\n" + style.bold("Verified") + " with the loader model, every CUDA library and what needs it, plan applied:\n";
   for (const auto& s : r.verification.scenarios) {
     int fails = 0;
     for (const auto& root : s.report.roots) fails += root.loads ? 0 : 1;
     std::string verdict = s.passes() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
     out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
-           std::to_string(s.report.roots.size()) + " roots load" +
+           std::to_string(s.report.roots.size()) + " files load" +
            (fails == 0 && !s.passes() ? ", but " + std::to_string(blocking_errors(s)) + " error finding(s)" : std::string()) +
            "  " + style.dim(s.description) + "\n";
     if (!s.passes())
@@ -304,10 +305,10 @@ std::string post_link_message(const app::PostLinkOutcome& outcome) {
     return head + "repaired CUDA library loading: " + std::to_string(o.plan.folders.size()) +
            " folder(s) of this env go first on LD_LIBRARY_PATH when it is activated, " +
            std::to_string(o.plan.links.size()) +
-           " symlink(s) let RUNPATH find libraries without activation" +
+           " symlink(s) let the libraries' own search path find them without activation" +
            (o.plan.pins.empty() ? std::string()
                                 : ", " + std::to_string(o.plan.pins.size()) +
-                                      " librar(ies) pinned (DT_RUNPATH -> DT_RPATH) so that LD_LIBRARY_PATH cannot shadow "
+                                      " librar(ies) pinned (their own search path before LD_LIBRARY_PATH) so that it cannot shadow "
                                       "the env's copies") +
            ". `condacuda doctor` shows the result; `condacuda undo` takes it back.\n";
   if (o.status == app::RepairStatus::unchanged || o.status == app::RepairStatus::nothing_to_do) return "";
