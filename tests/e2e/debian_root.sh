@@ -60,7 +60,8 @@
 #                           374 MB, trixie 423 MB; each 96-240 s to build,
 #                           the mirror's speed and the machine's load
 #                           deciding)
-#   CONDACUDA_DEBIAN_MIRROR default http://deb.debian.org/debian
+#   CONDACUDA_DEBIAN_MIRROR default: the machine's own Debian mirror, read from
+#                           its apt sources (_debian_root_apt_mirror)
 #   DEBIAN_ROOT_LOCK_TIMEOUT  seconds to wait for another test's build of the
 #                           same root (default 900)
 #
@@ -82,7 +83,26 @@
 # unshare, bind mounts, the read-only remount and a fresh proc all work.
 
 _debian_root_cache=${CONDACUDA_ROOT_CACHE:-/var/cache/condacuda-tests/debian-roots}
-_debian_root_mirror=${CONDACUDA_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# _debian_root_apt_mirror: the first Debian archive this machine's apt uses
+# (deb822 /etc/apt/sources.list.d/*.sources, then the one-line
+# /etc/apt/sources.list and sources.list.d/*.list), the security archive
+# excepted; nothing when apt names none. No host is written here.
+_debian_root_apt_mirror() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -r "$f" ] || continue
+    awk 'function flush() { if (deb && uri != "" && suites !~ /-security/) { print uri; found = 1; exit } }
+         /^[[:space:]]*$/ { flush(); deb = 0; uri = ""; suites = ""; next }
+         /^Types:/ { deb = ($0 ~ /(^|[[:space:]])deb([[:space:]]|$)/) }
+         /^URIs:/ { uri = $2 }
+         /^Suites:/ { suites = $0 }
+         END { if (!found) flush() }' "$f"
+  done | head -n 1 | grep . && return 0
+  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2> /dev/null |
+    awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ } if ($(i + 1) !~ /-security/) { print $i; exit } }'
+}
+_debian_root_mirror=${CONDACUDA_DEBIAN_MIRROR:-$(_debian_root_apt_mirror)}
+_debian_root_mirror=${_debian_root_mirror%/}
 _debian_root_variant=minbase
 # What the tests build and run in the root: the demo env (gcc, the C library's
 # headers, python3 and its headers), and the wheel (python3 -m venv, with
@@ -195,6 +215,8 @@ _debian_root_unavailable() {
 
 _debian_root_check_host() {
   [ "$(id -u)" = 0 ] || _debian_root_unavailable "Debian roots need root (debootstrap, mount namespaces, chroot)"
+  [ -n "$_debian_root_mirror" ] ||
+    _debian_root_unavailable "no Debian mirror in this machine's apt sources (set CONDACUDA_DEBIAN_MIRROR)"
   local program
   for program in "${_debian_root_programs[@]}"; do
     command -v "$program" > /dev/null ||
