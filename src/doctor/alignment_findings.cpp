@@ -162,22 +162,6 @@ Finding driver_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f
 }
 } // namespace
 
-std::vector<Finding> alignment_findings(const lock::Alignment& alignment) {
-  std::vector<Finding> out;
-  for (const auto& rule : alignment.rules) {
-    if (rule.result != lock::RuleResult::fail) continue;
-    for (const auto& f : rule.failures) {
-      if (rule.rule == lock::rule::symbols) out.push_back(symbols_finding(rule, f));
-      else if (rule.rule == lock::rule::releases) out.push_back(releases_finding(rule, f));
-      else if (rule.rule == lock::rule::same_major) continue; // one finding for all, below
-      else if (rule.rule == lock::rule::driver) out.push_back(driver_finding(rule, f));
-      else if (rule.rule == lock::rule::requirements) out.push_back(requirements_finding(rule, f));
-    }
-    if (rule.rule == lock::rule::same_major && !rule.failures.empty()) out.push_back(same_major_finding(rule, rule.failures));
-  }
-  return out;
-}
-
 namespace {
 // The major most of the env's toolkit libraries are (ties: the newer), -1 when none is known.
 int libraries_major(const inventory::Inventory& inv) {
@@ -197,7 +181,7 @@ int libraries_major(const inventory::Inventory& inv) {
 // consumers and their major's stray libraries go, their matching builds come.
 void consumer_builds_fix(Finding& f, const inventory::Inventory& inv) {
   const int env_major = libraries_major(inv);
-  std::vector<std::string> uninstall, install, names;
+  std::vector<std::string> uninstall, names;
   std::vector<std::vector<std::string>> installs;
   int their_major = -1;
   for (const auto& c : inv.consumers) {
@@ -231,6 +215,26 @@ void consumer_builds_fix(Finding& f, const inventory::Inventory& inv) {
 }
 } // namespace
 
+std::vector<Finding> alignment_findings(const lock::Alignment& alignment, const inventory::Inventory* inventory) {
+  std::vector<Finding> out;
+  for (const auto& rule : alignment.rules) {
+    if (rule.result != lock::RuleResult::fail) continue;
+    for (const auto& f : rule.failures) {
+      if (rule.rule == lock::rule::symbols) out.push_back(symbols_finding(rule, f));
+      else if (rule.rule == lock::rule::releases) out.push_back(releases_finding(rule, f));
+      else if (rule.rule == lock::rule::same_major) continue; // one finding for all, below
+      else if (rule.rule == lock::rule::driver) out.push_back(driver_finding(rule, f));
+      else if (rule.rule == lock::rule::requirements) out.push_back(requirements_finding(rule, f));
+    }
+    if (rule.rule == lock::rule::same_major && !rule.failures.empty()) {
+      out.push_back(same_major_finding(rule, rule.failures));
+      if (inventory) consumer_builds_fix(out.back(), *inventory);
+    }
+  }
+  return out;
+}
+
+
 std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSystemView& files) {
   auto table = lock::embedded_release_table();
   if (!table) return {}; // a build without its table: a unit test catches it, doctor goes on
@@ -239,11 +243,7 @@ std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSyst
   ai.table = &*table;
   ai.files = &files;
   if (in.driver_version) ai.driver = lock::parse_driver_version(*in.driver_version, in.driver_source);
-  auto out = alignment_findings(lock::evaluate_alignment(ai));
-  for (auto& f : out)
-    if (f.code == code::misaligned && f.title.rfind("toolkit libraries of another CUDA major", 0) == 0)
-      consumer_builds_fix(f, in.inventory);
-  return out;
+  return alignment_findings(lock::evaluate_alignment(ai), &in.inventory);
 }
 
 } // namespace condacuda::doctor

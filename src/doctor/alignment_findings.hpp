@@ -13,7 +13,9 @@ namespace condacuda::doctor {
 // in.driver_version (seen in in.driver_source), reading symbols through `files`.
 std::vector<Finding> alignment_findings(const DoctorInputs& in, loader::FileSystemView& files);
 
-// The findings for an alignment already evaluated.
-std::vector<Finding> alignment_findings(const lock::Alignment& alignment);
+// The findings for an alignment already evaluated. With the env's
+// `inventory`, a same-major finding caused by consumers built for another
+// major (cupy-cuda11x among CUDA 12 wheels) gets their builds as its fix.
+std::vector<Finding> alignment_findings(const lock::Alignment& alignment, const inventory::Inventory* inventory = nullptr);
 
 } // namespace condacuda::doctor

@@ -3,8 +3,8 @@
 // the env's interpreter is judged as the process a server starts, in the
 // environment a server would give it (the server's, updated with the spec's
 // env block), for every server environment doctor knows of: one started from
-// this shell, each launch a repair recorded, the machine's CUDA folders
-// first, and each running Jupyter server of this user (its real environment).
+// this shell, each launch a repair recorded, and each running Jupyter server
+// of this user (its real environment).
 // What the kernel runs is the env's framework imports (doctor/programs.hpp).
 // A kernel that loads everywhere judged but finds a CUDA library of the env
 // by a search step after LD_LIBRARY_PATH (RUNPATH) is exposed: an older copy
@@ -25,7 +25,7 @@ struct ServerLaunch {
   std::map<std::string, std::string> environment;
   bool running = false; // a real, running server of this user
   // A failure here is an error: a running server, or one started from this
-  // shell (a recorded launch or the machine's CUDA folders first: a warning).
+  // shell (a recorded launch: a warning).
   bool decisive = false;
 };
 
