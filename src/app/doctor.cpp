@@ -201,7 +201,7 @@ Result<doctor::DoctorReport> diagnose_env(const DoctorOptions& options, doctor::
     if (!context && doctor::contexts_differ(inputs))
       doctor::add_not_activated(report, doctor::run_doctor(not_activated(), files));
   }
-  if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.name));
+  if (!in_front.empty()) report.findings.push_back(doctor::folders_before_hook_finding(in_front, options.env.prefix));
   add_repair_findings(report, inputs, files, system, state);
   std::optional<Result<doctor::GpuTable>> table; // parsed at most once, when a GPU is to be named
   const GpuTableSource table_source = [&]() -> Result<const doctor::GpuTable*> {

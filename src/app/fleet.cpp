@@ -216,7 +216,7 @@ std::optional<std::string> one_repair_for_all(const fleet::Fleet& f, const env::
   case RepairStatus::unchanged:
   case RepairStatus::nothing_to_do:
     return "one repair of the shared env suits every launch its nodes have (" + values +
-           ", verified here with this machine's loader): " + command;
+           ", verified here with this machine's loader): `" + command + "`";
   case RepairStatus::cannot_repair:
     return "no single repair of the shared env suits every launch its nodes have (" + values + "): " +
            dry.failure.value_or("its verification fails") + " (`" + command + " --dry-run` says more)";

@@ -84,13 +84,16 @@ void verdict_after(RepairOutcome& o) {
   o.kernels = std::move(report.kernels);
   for (const auto& f : report.findings)
     if (f.code == doctor::code::not_activated || f.code == doctor::code::kernel_fails)
-      o.still_failing.push_back(f.title + ". Fix: " + f.fix);
+      o.still_failing.push_back({f.title, f.fix});
 }
 
 // What this shell needs for an activation hook to take effect: a conda env
 // active here since before the hook existed is activated again; another
 // shell gets the hook at its next activation.
 std::string next_step(const RepairOutcome& o) {
+  // A venv runs no activate.d: its folders go first only under `condacuda run`.
+  if (is_venv(o.env) && !o.plan.activation && !o.plan.folders.empty())
+    return "condacuda run -p " + util::quote_posix(o.env.prefix) + " -- " + util::shell_word(o.env.prefix + "/bin/python");
   if (is_venv(o.env) || o.hooks.empty()) return "";
   const char* prefix = std::getenv("CONDA_PREFIX");
   const char* state = std::getenv("CONDACUDA_HOOK_STATE");
@@ -120,7 +123,7 @@ PlanChoices kernel_choices(RepairOutcome& o, const RepairOptions& options, const
   choices.kernels = true;
   o.notes.push_back("the env has Jupyter kernel(s) " + names +
                     ": a kernel starts in its server's environment and runs no activation, so repair pins every "
-                    "library that finds an env CUDA library after LD_LIBRARY_PATH (DT_RUNPATH -> DT_RPATH)");
+                    "library that finds an env CUDA library after LD_LIBRARY_PATH (its own search path then comes first)");
   for (const auto& l : survey.launches) {
     if (!l.running) continue;
     auto it = l.environment.find("LD_LIBRARY_PATH");
@@ -188,8 +191,8 @@ RepairOutcome repair(const RepairOptions& options) {
     o.notes.push_back("the launch(es) given with --launch are verified and recorded too: " +
                       std::to_string(options.launches.size()) + " LD_LIBRARY_PATH value(s) beside this shell's");
   if (request.pin && !options.pin && is_venv(options.env) && !previous)
-    o.notes.push_back("a venv has no conda activation to run a hook: repair pins (DT_RUNPATH -> DT_RPATH) so that the "
-                      "env's libraries win without it; --no-pin does not");
+    o.notes.push_back("a venv has no conda activation to run a hook: repair pins (the libraries' own search path then comes "
+                      "before LD_LIBRARY_PATH) so that the env's libraries win without it; --no-pin does not");
   if (previous && !previous->launches.empty() && previous->launches != request.launches)
     o.notes.push_back(options.forget_launches
                           ? "the launches earlier repairs recorded are forgotten: only this shell's (LD_LIBRARY_PATH " +

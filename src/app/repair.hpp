@@ -54,9 +54,13 @@ struct RepairOutcome {
   std::vector<doctor::KernelReport> kernels; // the env's Jupyter kernels, judged after applying
   // Each known launch that still fails after applying, with its fix (the
   // not-activated launch of a conda env repaired without pins, a kernel).
-  std::vector<std::string> still_failing;
+  struct StillFailing {
+    std::string what, fix; // the finding's title and fix
+  };
+  std::vector<StillFailing> still_failing;
   // The line to type in this shell for the repair to take effect ("" when
-  // nothing is needed): its activation ran before the hook existed.
+  // nothing is needed): its activation ran before the hook existed (conda),
+  // or nothing activates the env's libraries (a venv: `condacuda run`).
   std::string next_step;
   RepairStatus status = RepairStatus::error;
   std::optional<Error> error; // status error: said once, nothing else to show

@@ -10,6 +10,13 @@
 namespace condacuda::doctor {
 
 namespace {
+// upgrade_command as a step, for a pip package.
+std::vector<FixAction> upgrade_actions(const lock::RuleFailure& f) {
+  if (f.provider_manager != "pip" || f.provider_package.empty()) return {};
+  const std::string package = f.provider_package.substr(0, f.provider_package.find(' '));
+  return {{"pip-install", {"install", "--upgrade", f.needed_release.empty() ? package : package + ">=" + f.needed_release}}};
+}
+
 // "pip install --upgrade 'nvidia-nvjitlink-cu12>=12.4'" for the package that
 // is too old, in the manager that installed it. A copy no package owns is
 // replaced or removed, never "installed": the env already has the soname.
@@ -17,8 +24,8 @@ std::string upgrade_command(const lock::RuleFailure& f) {
   auto space = f.provider_package.find(' ');
   std::string package = f.provider_package.substr(0, space);
   std::string spec = f.needed_release.empty() ? package : package + ">=" + f.needed_release;
-  if (f.provider_manager == "pip") return "pip install --upgrade '" + spec + "'";
-  if (f.provider_manager == "conda") return "conda install '" + spec + "' (or mamba/pixi)";
+  if (f.provider_manager == "pip") return command_line(upgrade_actions(f).front());
+  if (f.provider_manager == "conda") return "`conda install " + util::shell_word(spec) + "` (or mamba/pixi)";
   std::string wanted = f.provider_soname + (f.needed_release.empty() ? "" : " >= " + f.needed_release);
   if (f.provider_package.empty())
     return "remove " + f.provider + " (no package owns it), or replace it with " + wanted + " from a package";
@@ -43,13 +50,6 @@ Finding base(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
   out.evidence.push_back("alignment rule '" + rule.rule + "' (the rule `condacuda lock` records)");
   out.affects.push_back(f.consumer.empty() ? f.provider : f.consumer);
   return out;
-}
-
-// upgrade_command as a step, for a pip package.
-std::vector<FixAction> upgrade_actions(const lock::RuleFailure& f) {
-  if (f.provider_manager != "pip" || f.provider_package.empty()) return {};
-  const std::string package = f.provider_package.substr(0, f.provider_package.find(' '));
-  return {{"pip-install", {"install", "--upgrade", f.needed_release.empty() ? package : package + ">=" + f.needed_release}}};
 }
 
 Finding symbols_finding(const lock::RuleOutcome& rule, const lock::RuleFailure& f) {
@@ -100,7 +100,7 @@ Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock
     }
     const std::string wheel = inventory::wheel_for_component(f.provider_component, util::leading_number(major));
     add_once(installs, f.provider_manager == "pip" && !wheel.empty()
-                           ? "pip install " + wheel
+                           ? "`" + command_line({"pip-install", {"install", wheel}}) + "`"
                            : "install the CUDA " + major + " build of " + f.provider_component);
     if (f.provider_manager == "pip" && !wheel.empty()) add_once(pip_installs, wheel);
   }
@@ -109,15 +109,14 @@ Finding same_major_finding(const lock::RuleOutcome& rule, const std::vector<lock
   for (std::size_t i = 1; i < strays.size(); ++i) out.evidence.insert(out.evidence.end() - 1, strays[i].message);
   out.title = "toolkit libraries of another CUDA major than the env's: " + util::join(labels, ", ") + "; " +
               strays.front().reason;
-  std::vector<std::string> steps;
-  if (!pip_remove.empty()) steps.push_back("pip uninstall " + util::join(pip_remove, " "));
-  if (!conda_remove.empty()) steps.push_back("conda remove " + util::join(conda_remove, " ") + " (or mamba/pixi)");
+  std::vector<std::string> steps, remove{"uninstall", "-y"};
+  remove.insert(remove.end(), pip_remove.begin(), pip_remove.end());
+  if (!pip_remove.empty()) steps.push_back("`" + command_line({"pip-uninstall", remove}) + "`");
+  if (!conda_remove.empty()) steps.push_back("`conda remove " + util::join(conda_remove, " ") + "` (or mamba/pixi)");
   if (!files.empty()) steps.push_back("remove " + util::join(files, ", ") + " (no package owns it)");
   for (const auto& i : installs) steps.push_back(i);
   // As steps only when every one is pip's (a conda package or a loose file is the user's to handle).
   if (conda_remove.empty() && files.empty() && installs.size() == pip_installs.size()) {
-    std::vector<std::string> remove{"uninstall", "-y"};
-    remove.insert(remove.end(), pip_remove.begin(), pip_remove.end());
     if (!pip_remove.empty()) out.actions.push_back({"pip-uninstall", remove});
     for (const auto& w : pip_installs) out.actions.push_back({"pip-install", {"install", w}});
   }
@@ -174,6 +173,27 @@ int libraries_major(const inventory::Inventory& inv) {
   return best;
 }
 
+} // namespace
+
+std::optional<ConsumerRebuild> consumer_rebuild(const std::string& manager, const std::string& package, const std::string& version,
+                                                const std::string& build, const inventory::Inventory& inventory, int env_major) {
+  if (package.empty() || env_major < 0) return std::nullopt;
+  const auto built = inventory::built_for(package, version, manager == "conda" ? build : "", inventory.requirements);
+  if (!built || built->major == env_major) return std::nullopt;
+  ConsumerRebuild out{built->major, built->evidence, {}, ""};
+  if (manager == "conda") {
+    out.words = "`" + inventory::conda_rebuild_command(package, env_major) + "` (or mamba/pixi)";
+    return out;
+  }
+  if (manager != "pip") return std::nullopt;
+  const auto rebuild = inventory::rebuild_for(package, version, env_major);
+  if (!rebuild) return std::nullopt;
+  out.actions = {{"pip-uninstall", {"uninstall", "-y", rebuild->uninstall}}, {"pip-install", rebuild->pip_install_args()}};
+  out.words = "`" + command_line(out.actions[0]) + "` then `" + command_line(out.actions[1]) + "`";
+  return out;
+}
+
+namespace {
 // Consumers built for another major than most of the env's libraries
 // (cupy-cuda11x among CUDA 12 wheels) make the same-major rule take their
 // major for the env's, and its fix would move the whole env to it. The fix
@@ -181,36 +201,43 @@ int libraries_major(const inventory::Inventory& inv) {
 // consumers and their major's stray libraries go, their matching builds come.
 void consumer_builds_fix(Finding& f, const inventory::Inventory& inv) {
   const int env_major = libraries_major(inv);
-  std::vector<std::string> uninstall, names;
+  std::vector<std::string> uninstall, names, conda_words, evidence;
   std::vector<std::vector<std::string>> installs;
   int their_major = -1;
   for (const auto& c : inv.consumers) {
-    if (c.manager != "pip" || c.package.empty()) continue;
-    const auto built = inventory::cuda_major_of_build(c.package, c.version);
-    if (!built || *built == env_major) continue;
-    const auto rebuild = inventory::rebuild_for(c.package, c.version, env_major);
-    if (!rebuild || std::find(uninstall.begin(), uninstall.end(), rebuild->uninstall) != uninstall.end()) continue;
-    their_major = *built;
-    uninstall.push_back(rebuild->uninstall);
-    names.push_back(c.package + " " + c.version);
-    installs.push_back(rebuild->pip_install_args());
+    const std::string name = c.package + " " + c.version;
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue; // one package, many files
+    const auto rebuild = consumer_rebuild(c.manager, c.package, c.version, c.build, inv, env_major);
+    if (!rebuild) continue;
+    their_major = rebuild->built;
+    names.push_back(name);
+    evidence.push_back(name + ": " + rebuild->evidence);
+    if (rebuild->actions.empty()) {
+      conda_words.push_back(rebuild->words);
+      continue;
+    }
+    uninstall.push_back(rebuild->actions[0].args.back());
+    installs.push_back(rebuild->actions[1].args);
   }
-  if (uninstall.empty() || env_major < 0) return;
+  if (names.empty() || env_major < 0) return;
   for (const auto& lib : inv.libraries)
     if (lib.toolkit && lib.cuda_major == their_major && lib.manager == "pip" && !lib.package.empty())
       add_once(uninstall, lib.package);
   f.title = util::join(names, ", ") + (names.size() == 1 ? " is" : " are") + " built for CUDA " + std::to_string(their_major) +
             "; the env's other CUDA libraries are CUDA " + std::to_string(env_major);
-  f.evidence.push_back("the package's name or version names CUDA " + std::to_string(their_major) +
-                       ": its CUDA " + std::to_string(env_major) + " build fits the env");
-  std::vector<std::string> remove{"uninstall", "-y"};
-  remove.insert(remove.end(), uninstall.begin(), uninstall.end());
-  f.actions = {{"pip-uninstall", remove}};
-  std::string words = "`pip " + util::join(remove, " ") + "`";
-  for (const auto& args : installs) {
-    f.actions.push_back({"pip-install", args});
-    words += " then `pip " + util::join(args, " ") + "`";
+  f.evidence.push_back("CUDA " + std::to_string(their_major) + " builds (" + util::join(evidence, "; ") + "): their CUDA " +
+                       std::to_string(env_major) + " builds fit the env");
+  std::string words;
+  f.actions.clear();
+  if (!uninstall.empty()) {
+    std::vector<std::string> remove{"uninstall", "-y"};
+    remove.insert(remove.end(), uninstall.begin(), uninstall.end());
+    f.actions = {{"pip-uninstall", remove}};
+    for (const auto& args : installs) f.actions.push_back({"pip-install", args});
+    for (const auto& a : f.actions) words += (words.empty() ? "`" : " then `") + command_line(a) + "`";
   }
+  for (const auto& w : conda_words) words += (words.empty() ? "" : ", and ") + w;
+  if (!conda_words.empty()) f.actions.clear(); // a conda step is the user's: no half list of steps
   f.fix = "install their CUDA " + std::to_string(env_major) + " builds: " + words;
 }
 } // namespace

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/strings.hpp"
+
 namespace condacuda::doctor {
 
 DoctorInputs not_activated_inputs(const DoctorInputs& activated, const std::optional<std::string>& ld_library_path) {
@@ -20,10 +22,19 @@ bool contexts_differ(const DoctorInputs& activated) {
 }
 
 namespace {
-const char* pin_fix =
-    "`condacuda repair --pin`: the libraries whose dependencies LD_LIBRARY_PATH shadows then search their own "
-    "folders before LD_LIBRARY_PATH, so the env loads however it is launched; or launch "
-    "with `condacuda run ENV -- CMD`";
+// The fix of a launch that works only activated: pin (the libraries whose
+// dependencies LD_LIBRARY_PATH shadows then search their own folders first),
+// or launch through `condacuda run` (the first failing import as the command).
+void not_activated_fix(Finding& f, const DoctorInputs& in, const std::string& statement) {
+  const FixAction pin{"repair", {in.env.prefix, "--pin"}};
+  std::string run = "condacuda run -p " + util::quote_posix(in.env.prefix) + " -- ";
+  // The env's own bin/python (a venv's real interpreter lies outside it, and without its site-packages).
+  run += statement.empty() || !in.host_program ? "COMMAND"
+                                               : util::shell_word(in.env.prefix + "/bin/python") + " -c " + util::shell_word(statement);
+  f.fix = "pin the libraries whose dependencies LD_LIBRARY_PATH shadows, so the env loads however it is launched: `" +
+          command_line(pin) + "`; or launch through condacuda: `" + run + "`";
+  f.actions = {pin};
+}
 
 Finding not_activated_finding(Severity severity, const std::optional<std::string>& llp) {
   Finding f;
@@ -32,7 +43,6 @@ Finding not_activated_finding(Severity severity, const std::optional<std::string
   f.evidence = {"a launch without activation (a Jupyter kernel, cron, srun, an IDE, a systemd unit) keeps "
                 "LD_LIBRARY_PATH " + (llp ? "'" + *llp + "'" : std::string("unset")) + " and runs no hook",
                 "the loader searches LD_LIBRARY_PATH before a library's own search path (unless the library is pinned)"};
-  f.fix = pin_fix;
   return f;
 }
 // "2 file(s) ...", or "import torch (2.6.0) and 2 file(s) ...".
@@ -48,6 +58,7 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
   report.not_activated = DoctorReport::NotActivatedLaunch{not_activated.inputs.config.ld_library_path};
   Finding f = not_activated_finding(Severity::warning, not_activated.inputs.config.ld_library_path);
   std::vector<std::string> programs;
+  std::string statement;
   for (std::size_t i = 0; i < report.roots.size() && i < not_activated.roots.size(); ++i) {
     auto& root = report.roots[i];
     const auto& other = not_activated.roots[i];
@@ -66,6 +77,7 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
     if (program.result.ok() && !other.ok()) {
       programs.push_back(program.label());
       f.affects.push_back(program.label());
+      if (statement.empty()) statement = program.result.framework.framework->statement;
       if (f.first_error.empty()) f.first_error = other.error_text();
     }
   }
@@ -90,11 +102,12 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated) 
     report.findings.push_back(std::move(w));
   }
   if (f.affects.empty()) return;
+  not_activated_fix(f, report.inputs, statement);
   f.title = launches_title(programs, f.affects.size() - programs.size(), "load only when the env is activated");
   report.findings.push_back(std::move(f));
 }
 
-Finding folders_before_hook_finding(const std::vector<std::string>& in_front, const std::string& env_name) {
+Finding folders_before_hook_finding(const std::vector<std::string>& in_front, const std::string& prefix) {
   Finding f;
   f.code = code::folders_before_hook;
   f.severity = Severity::warning;
@@ -104,8 +117,8 @@ Finding folders_before_hook_finding(const std::vector<std::string>& in_front, co
   for (const auto& folder : in_front) f.evidence.push_back("  " + (folder.empty() ? std::string("'' (the current directory)") : folder));
   f.evidence.push_back("a `module load` (or an `export LD_LIBRARY_PATH=...:$LD_LIBRARY_PATH`) after `conda activate` does this; "
                        "every process this shell starts searches them first, and doctor judges that order");
-  f.fix = "load modules before activating the env, or re-activate it after them (`conda deactivate; conda activate " +
-          (env_name.empty() ? std::string("ENV") : env_name) + "`)";
+  f.actions = {{"activate", {prefix}}};
+  f.fix = "load modules before activating the env, or re-activate it after them: `" + command_line(f.actions[0]) + "`";
   return f;
 }
 
@@ -117,13 +130,16 @@ void mark_not_activated(DoctorReport& report) {
       if (f.first_error.empty()) f.first_error = root.first_error;
     }
   std::vector<std::string> programs;
+  std::string statement;
   for (const auto& program : report.programs)
     if (!program.result.ok()) {
+      if (statement.empty()) statement = program.result.framework.framework->statement;
       programs.push_back(program.label());
       f.affects.push_back(program.label());
       if (f.first_error.empty()) f.first_error = program.result.error_text();
     }
   if (f.affects.empty()) return;
+  not_activated_fix(f, report.inputs, statement);
   f.title = launches_title(programs, f.affects.size() - programs.size(), "fail when the env is launched without activation");
   report.findings.push_back(std::move(f));
 }

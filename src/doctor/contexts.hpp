@@ -30,7 +30,8 @@ void add_not_activated(DoctorReport& report, const DoctorReport& not_activated);
 // `folders-before-hook` (warning): this shell put `in_front` before the env's
 // hook entries after activation (e.g. `module load`), so every process it
 // starts searches them first; doctor judges that order.
-Finding folders_before_hook_finding(const std::vector<std::string>& in_front, const std::string& env_name);
+// Its step: `activate` the env at `prefix` again (after the modules).
+Finding folders_before_hook_finding(const std::vector<std::string>& in_front, const std::string& prefix);
 
 // A report of the not-activated context alone: its failing roots also get the
 // error finding `not-activated`, whose fix names `condacuda repair --pin`.

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "doctor/alignment_findings.hpp"
 #include "doctor/wording.hpp"
 #include "inventory/components.hpp"
 #include "inventory/cuda_builds.hpp"
@@ -58,12 +59,14 @@ private:
     std::string n = normal(path);
     return inside_env(n) ? n.substr(prefix_.size() + 1) : n;
   }
-  std::string env_command() const { return "condacuda repair -p '" + report_.inputs.env.prefix + "'"; }
+  FixAction repair_action() const { return {"repair", {report_.inputs.env.prefix}}; }
+  std::string env_command() const { return command_line(repair_action()); }
 
   // The fix that puts the env's folders first on LD_LIBRARY_PATH: its hook,
   // unless the prefix, or the folder of the env's copy (`env_file`,
   // prefix-relative), cannot be written into a path list at all.
-  std::string put_env_first(const std::string& why, const std::string& env_file = "") const {
+  // Sets the finding's step (repair) when that is the fix.
+  std::string put_env_first(Finding& f, const std::string& why, const std::string& env_file = "") const {
     const std::string& prefix = report_.inputs.env.prefix;
     if (!loader::fits_path_list(prefix))
       return "move the env to a path without ':' or ';' (`conda rename`, or a new env): LD_LIBRARY_PATH cannot hold '" +
@@ -73,6 +76,7 @@ private:
       return "reinstall the package that owns " + env_file + " where its folder has no ':' or ';': LD_LIBRARY_PATH "
              "cannot hold '" + folder + "' (those characters separate its entries), so no hook can put it first and "
              "`condacuda repair` refuses it";
+    f.actions = {repair_action()};
     return "run `" + env_command() + "`" + why;
   }
 
@@ -176,6 +180,9 @@ private:
     int major = kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
     if (major < 0 && report_.inputs.inventory.cuda_majors.size() == 1) major = report_.inputs.inventory.cuda_majors[0];
     std::string wheel = inventory::wheel_for_component(kind->id, major);
+    const auto steps = install_actions(soname);
+    if (!steps.empty())
+      return "install " + soname + " into the env: `" + command_line(steps.front()) + "` (or the conda package of that component)";
     return "install " + soname + " into the env (pip: " + wheel + ", or the conda package of that component)";
   }
 
@@ -195,6 +202,11 @@ private:
     const auto link = link_on_path(f.via_entry);
     if (!link) return "";
     return ", or point " + link->link + " (now " + link->target + ") at a CUDA >= " + f.min_release;
+  }
+
+  // ": `pip install --upgrade 'x>=12.1'`": the finding's one step in words, if it has one.
+  static std::string step_words(const Finding& f) {
+    return f.actions.size() == 1 && !command_line(f.actions[0]).empty() ? ": `" + command_line(f.actions[0]) + "`" : "";
   }
 
   // install_hint as a step: the wheel of that component and major, when it has one.
@@ -260,6 +272,7 @@ private:
     if (std::find(f.evidence.begin(), f.evidence.end(), line) == f.evidence.end()) f.evidence.push_back(line);
     if (!f.expected.empty()) {
       f.title = soname + " is in the env but not found from where it is needed";
+      f.actions = {repair_action()};
       f.fix = "run `" + env_command() + "`: it links " + soname + " next to the libraries that need it (their own search "
               "path then finds it without activation) and puts " + fs::path(f.expected).parent_path().string() +
               " on LD_LIBRARY_PATH when the env is activated";
@@ -272,7 +285,7 @@ private:
 
   // The package that owns an env file (absolute path), from the inventory.
   struct Owner {
-    std::string package, version;
+    std::string manager, package, version, build;
   };
   std::optional<Owner> owner_of(const std::string& path) const {
     const auto& inv = report_.inputs.inventory;
@@ -280,9 +293,9 @@ private:
       if (!inside_env(p)) continue;
       const std::string rel = shown(p);
       for (const auto& c : inv.consumers)
-        if (c.file == rel && !c.package.empty()) return Owner{c.package, c.version};
+        if (c.file == rel && !c.package.empty()) return Owner{c.manager, c.package, c.version, c.build};
       for (const auto& l : inv.libraries)
-        if (l.file == rel && !l.package.empty()) return Owner{l.package, l.version};
+        if (l.file == rel && !l.package.empty()) return Owner{l.manager, l.package, l.version, l.build};
     }
     return std::nullopt;
   }
@@ -295,21 +308,19 @@ private:
     const auto& majors = report_.inputs.inventory.cuda_majors;
     const auto owner = requester.empty() ? std::nullopt : owner_of(requester);
     if (majors.empty() || !owner) return false;
-    const auto built = inventory::cuda_major_of_build(owner->package, owner->version);
     const int env_major = majors.back();
     const auto kind = inventory::classify_library(soname);
     const int wanted = kind && kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
-    if (!built || *built == env_major || (wanted >= 0 && wanted != *built)) return false;
-    const auto rebuild = inventory::rebuild_for(owner->package, owner->version, env_major);
-    if (!rebuild) return false;
-    const std::string install = "pip " + util::join(rebuild->pip_install_args(), " ");
-    f.title = owner->package + " " + owner->version + " is built for CUDA " + std::to_string(*built) + "; this env is CUDA " +
+    const auto r = consumer_rebuild(owner->manager, owner->package, owner->version, owner->build, report_.inputs.inventory, env_major);
+    if (!r || (wanted >= 0 && wanted != r->built)) return false;
+    const std::string built = std::to_string(r->built);
+    f.actions = r->actions;
+    f.title = owner->package + " " + owner->version + " is built for CUDA " + built + "; this env is CUDA " +
               std::to_string(env_major) + " (" + soname + " is not found)";
-    f.evidence.push_back(owner->package + " " + owner->version + " names CUDA " + std::to_string(*built) +
-                         "; the env's CUDA libraries are CUDA " + std::to_string(env_major));
-    f.fix = "install its CUDA " + std::to_string(env_major) + " build: `pip uninstall -y " + rebuild->uninstall + "` then `" +
-            install + "` (a CUDA " + std::to_string(*built) + " " + soname + " in the env would mix two CUDA majors)";
-    f.actions = {{"pip-uninstall", {"uninstall", "-y", rebuild->uninstall}}, {"pip-install", rebuild->pip_install_args()}};
+    f.evidence.push_back(owner->package + " " + owner->version + " is a CUDA " + built + " build (" + r->evidence +
+                         "); the env's CUDA libraries are CUDA " + std::to_string(env_major));
+    f.fix = "install its CUDA " + std::to_string(env_major) + " build: " + r->words + " (a CUDA " + built + " " + soname +
+            " in the env would mix two CUDA majors)";
     return true;
   }
 
@@ -355,9 +366,9 @@ private:
     if (!f.min_release.empty()) f.evidence.push_back("these entry points need nvJitLink >= " + f.min_release);
     if (own_file) {
       f.evidence.push_back("that is the env's own " + f.expected + " (" + f.expected_package + "): it is too old");
-      f.fix = "upgrade " + f.expected_package.substr(0, f.expected_package.find(' ')) +
-              (f.min_release.empty() ? "" : " to a release >= " + f.min_release) + " in the env";
       f.actions = upgrade_actions(f.expected, f.min_release);
+      f.fix = "upgrade " + f.expected_package.substr(0, f.expected_package.find(' ')) +
+              (f.min_release.empty() ? "" : " to a release >= " + f.min_release) + " in the env" + step_words(f);
     } else if (!f.expected.empty()) {
       f.evidence.push_back("the env's " + f.expected + " (" + f.expected_package + ") " +
                            (f.expected_satisfies ? "defines it" : "does not define it either"));
@@ -365,12 +376,15 @@ private:
       const std::string at_least = f.min_release.empty() ? "" : " (release >= " + f.min_release + ")";
       const std::string package = f.expected_package.substr(0, f.expected_package.find(' '));
       f.fix = f.expected_satisfies
-                  ? put_env_first(" (the env's folders go first once activated; `condacuda run` without activation)", f.expected) +
+                  ? put_env_first(f, " (the env's folders go first once activated; `condacuda run` without activation)", f.expected) +
                         (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "") +
                         point_link_elsewhere(f)
               : package.empty() ? install_hint(e.library) + at_least
                                 : "upgrade " + package + " in the env" + at_least;
-      if (!f.expected_satisfies && !package.empty()) f.actions = upgrade_actions(f.expected, f.min_release);
+      if (!f.expected_satisfies && !package.empty()) {
+        f.actions = upgrade_actions(f.expected, f.min_release);
+        f.fix += step_words(f);
+      }
     } else {
       f.fix = install_hint(e.library.empty() ? e.name : e.library);
     }
@@ -397,7 +411,7 @@ private:
                       via_phrase(loader::FoundVia::not_found, "") + ")"};
     if (!f.via.empty()) f.evidence.back() = "loaded for it: " + shown(definer) + ", found through " + f.via_entry;
     f.fix = !f.expected.empty() && normal(prefix_ + "/" + f.expected) != definer
-                ? put_env_first(" so the env's " + f.expected + " is found first", f.expected)
+                ? put_env_first(f, " so the env's " + f.expected + " is found first", f.expected)
                 : install_hint(e.library);
     add_affected(f, root);
   }
@@ -424,11 +438,11 @@ private:
         f.evidence = {"found through " + via_phrase(o.via, o.via_element),
                       *o.soname + ": " + path + ", " + outside_evidence(path, *o.soname) + "; the env has " +
                           f.expected + (f.expected_package.empty() ? "" : " (" + f.expected_package + ")")};
-        f.fix = put_env_first(" so the env's own copies are found first", f.expected);
+        f.fix = put_env_first(f, " so the env's own copies are found first", f.expected);
         // No repair changes the cache or the system folders: what it changes
         // is the search before them (LD_LIBRARY_PATH when activated).
         if (o.via == FoundVia::ld_so_cache || o.via == FoundVia::default_dirs)
-          f.fix = put_env_first(": the hook puts the env's folder on LD_LIBRARY_PATH, which the loader searches before " +
+          f.fix = put_env_first(f, ": the hook puts the env's folder on LD_LIBRARY_PATH, which the loader searches before " +
                                     std::string(o.via == FoundVia::ld_so_cache ? "/etc/ld.so.cache" : "the system folders") +
                                     " (it changes neither); without activation, launch with `condacuda run`",
                                 f.expected);
@@ -507,9 +521,10 @@ private:
       // file built for that major: the consumer is the foreign one, and it works.
       const std::string& requester = asked_by_env.at(i);
       const auto owner = kind->soname_is_cuda_major ? owner_of(requester) : std::nullopt;
-      const auto built = owner ? inventory::cuda_major_of_build(owner->package, owner->version) : std::nullopt;
-      const auto rebuild = built && *built == major->first ? inventory::rebuild_for(owner->package, owner->version, env_major)
-                                                           : std::nullopt;
+      auto rebuild = owner ? consumer_rebuild(owner->manager, owner->package, owner->version, owner->build,
+                                              report_.inputs.inventory, env_major)
+                           : std::nullopt;
+      if (rebuild && rebuild->built != major->first) rebuild.reset();
       Finding& f = group("foreign-major\n" + path, code::foreign_cuda_major,
                          lost && !rebuild ? Severity::error : Severity::warning);
       f.library = *o.soname;
@@ -526,19 +541,18 @@ private:
                         : "the env's CUDA libraries are CUDA " + std::to_string(env_major) +
                               "; the loader accepts it (same soname), the CUDA runtime may not"};
       if (rebuild) {
-        const std::string install = "pip " + util::join(rebuild->pip_install_args(), " ");
-        f.title = owner->package + " " + owner->version + " is built for CUDA " + std::to_string(*built) + " and takes " +
+        f.title = owner->package + " " + owner->version + " is built for CUDA " + std::to_string(rebuild->built) + " and takes " +
                   *o.soname + " from " + path + ", outside this CUDA " + std::to_string(env_major) + " env";
-        f.evidence.push_back("it loads while that folder is on the search path; elsewhere it fails");
-        f.fix = "install its CUDA " + std::to_string(env_major) + " build: `pip uninstall -y " + rebuild->uninstall + "` then `" +
-                install + "`";
-        f.actions = {{"pip-uninstall", {"uninstall", "-y", rebuild->uninstall}}, {"pip-install", rebuild->pip_install_args()}};
+        f.evidence.push_back("it is a CUDA " + std::to_string(rebuild->built) + " build (" + rebuild->evidence +
+                             "); it loads while that folder is on the search path, elsewhere it fails");
+        f.actions = rebuild->actions;
+        f.fix = "install its CUDA " + std::to_string(env_major) + " build: " + rebuild->words;
       } else if (lost) {
         f.evidence.push_back("the env has no " + *o.soname + " of its own");
         f.fix = install_hint(*o.soname);
       } else {
         expect_env_file(f, *o.soname);
-        f.fix = put_env_first(" so the env's own copy is found first", f.expected);
+        f.fix = put_env_first(f, " so the env's own copy is found first", f.expected);
       }
       add_affected(f, root);
     }
@@ -599,10 +613,6 @@ private:
   std::vector<Finding> collect() {
     std::vector<Finding> out;
     for (const auto& key : order_) out.push_back(groups_[key]);
-    // The fixes put_env_first and the not-found link words as "run `condacuda repair ...`": that step.
-    for (auto& f : out)
-      if (f.actions.empty() && f.fix.rfind("run `" + env_command() + "`", 0) == 0)
-        f.actions = {{"repair", {report_.inputs.env.prefix}}};
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
     return out;
   }

@@ -58,10 +58,17 @@ inline bool is_package_finding(const std::string& finding_code) {
 // A fix as a step a program can take (`actions` in --json, issue 51): what
 // a script or the convergence harness runs, in order.
 struct FixAction {
-  std::string kind;              // "pip-uninstall", "pip-install", "repair", "remove-path-entry"
-  std::vector<std::string> args; // pip: the words after `pip` ; repair: the prefix; remove-path-entry: the entry
+  std::string kind;              // "pip-uninstall", "pip-install", "repair", "remove-path-entry", "activate"
+  std::vector<std::string> args; // pip: the words after `pip`; repair: the prefix, then its options (--pin);
+                                 // remove-path-entry: the variable, the entry; activate: the prefix
   bool operator==(const FixAction&) const = default;
 };
+
+// The command a user types for `action`: "pip install --upgrade 'x>=12.4'",
+// "condacuda repair -p '/env' --pin"; empty for one that is no single
+// command (remove-path-entry). Fix texts name their steps with these words,
+// so the line the text view shows is the step --json gives (one source).
+std::string command_line(const FixAction& action);
 
 struct Finding {
   std::string code;

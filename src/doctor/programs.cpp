@@ -59,7 +59,9 @@ std::string outside_fix(const frameworks::ProgramOpen& cause, const frameworks::
   const std::string dist = abs.starts_with(site + "/") ? frameworks::owner_wheel(site, abs.substr(site.size() + 1), *view.probe).first : "";
   const std::string wheel = dist.empty() ? "the wheel that installed " + abs : dist;
   switch (cause.origin) {
-  case python::PathOrigin::user_site: return "pip uninstall --user " + (dist.empty() ? std::string("<" + wheel + ">") : dist);
+  case python::PathOrigin::user_site:
+    return dist.empty() ? "uninstall " + wheel + " from the user site (`pip uninstall --user` it)"
+                        : command_line({"pip-uninstall", {"uninstall", "-y", "--user", dist}});
   case python::PathOrigin::pythonpath: return "remove '" + cause.entry + "' from PYTHONPATH (or `pip uninstall " + wheel + "` there)";
   case python::PathOrigin::pth:
     return "remove the line that adds '" + cause.entry + "' from " + (entry == view.sys_path.end() ? "its .pth file" : entry->pth_file);

@@ -162,7 +162,7 @@ std::string answered_next(const NodeRecord& r, bool one_launch) {
 
 std::string silent_next(const NoAnswer& why, const std::string& hostlist) {
   switch (why.kind) {
-  case Silence::unavailable: return "judge it when Slurm runs jobs there again: condacuda fleet --nodes " + hostlist;
+  case Silence::unavailable: return "judge it when Slurm runs jobs there again: `condacuda fleet --nodes " + hostlist + "`";
   case Silence::timed_out: return "look at the node (a hung file system?), or give it longer: --timeout";
   case Silence::not_started:
     return "make condacuda reachable at the same path there (a shared install, or the env's own), or name one: --condacuda PATH";
@@ -217,6 +217,7 @@ std::vector<NodeRecord> last_per_node(std::vector<NodeRecord> nodes, std::vector
 std::optional<std::string> shared_repair_note(const Fleet& fleet) {
   std::set<std::string> values;
   std::vector<std::string> hostlists;
+  std::string prefix; // the env's, as the nodes name it
   for (const auto& c : fleet.classes) {
     if (c.silent) continue;
     const NodeRecord& r = fleet.example(c);
@@ -226,11 +227,13 @@ std::optional<std::string> shared_repair_note(const Fleet& fleet) {
     if (!loader_error) continue;
     for (std::size_t m : c.members) values.insert(value_of(fleet.nodes[m].facts.ld_library_path));
     hostlists.push_back(c.hostlist);
+    if (prefix.empty()) prefix = r.env_prefix;
   }
   if (values.size() < 2) return std::nullopt;
+  const std::string repair = "condacuda repair -p " + (prefix.empty() ? std::string("ENV") : util::quote_posix(prefix)) + " --pin";
   return "the env is shared: one repair must suit every LD_LIBRARY_PATH its failing nodes launch it with (" +
          std::to_string(values.size()) + " in " + util::join(hostlists, "; ") +
-         "). Run `condacuda repair --pin` with each of them in turn: each repair verifies every launch an earlier "
+         "). Run `" + repair + "` with each of them in turn: each repair verifies every launch an earlier "
          "one recorded, and writes nothing (exit 1) when no plan suits them all";
 }
 } // namespace

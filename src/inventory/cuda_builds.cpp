@@ -56,6 +56,39 @@ std::optional<int> cuda_major_of_build(std::string_view name, std::string_view v
   return std::nullopt;
 }
 
+std::optional<int> cuda_major_of_conda_build(std::string_view build) {
+  for (auto at = build.find("cuda"); at != std::string_view::npos; at = build.find("cuda", at + 4)) {
+    std::size_t end = at + 4;
+    while (end < build.size() && std::isdigit(static_cast<unsigned char>(build[end]))) ++end;
+    if (const auto major = major_of_digits(build.substr(at + 4, end - at - 4))) return major;
+  }
+  return std::nullopt;
+}
+
+std::optional<BuiltFor> built_for(std::string_view name, std::string_view version, std::string_view conda_build,
+                                  const std::vector<ComponentRequirement>& requirements) {
+  if (const auto n = name_digits(lower(name)); n && major_of_digits(*n)) return BuiltFor{*major_of_digits(*n), "its name"};
+  if (const auto major = cuda_major_of_build(name, version))
+    return BuiltFor{*major, "its local version " + std::string(version.substr(version.find("+cu")))};
+  if (const auto major = cuda_major_of_conda_build(conda_build))
+    return BuiltFor{*major, "its build string " + std::string(conda_build)};
+  // NVIDIA's wheels of one major among what it requires.
+  std::optional<BuiltFor> found;
+  for (const auto& r : requirements) {
+    if (lower(r.package) != lower(name)) continue;
+    const auto digits = name_digits(r.requirement.name);
+    const auto major = digits ? major_of_digits(*digits) : std::nullopt;
+    if (!major) continue;
+    if (found && found->major != *major) return std::nullopt; // two majors: it says nothing
+    if (!found) found = BuiltFor{*major, "its requirement " + r.requirement.text};
+  }
+  return found;
+}
+
+std::string conda_rebuild_command(std::string_view name, int major) {
+  return "conda install " + std::string(name) + " 'cuda-version=" + std::to_string(major) + "'";
+}
+
 std::string pytorch_index_for(int major) {
   switch (major) {
   case 11: return "https://download.pytorch.org/whl/cu118";
@@ -71,7 +104,8 @@ std::vector<std::string> Rebuild::pip_install_args() const {
   return args;
 }
 
-std::optional<Rebuild> rebuild_for(std::string_view name, std::string_view version, int major) {
+// (The version is not needed: PyPI's torch and its +cuXYZ builds alike come from the per-CUDA index.)
+std::optional<Rebuild> rebuild_for(std::string_view name, std::string_view /*version*/, int major) {
   const std::string n = lower(name), m = std::to_string(major);
   if (n.rfind("cupy-cuda", 0) == 0) return Rebuild{n, "cupy-cuda" + m + "x", ""};
   if (n.rfind("jax-cuda", 0) == 0) return Rebuild{n, "jax[cuda" + m + "]", ""};
@@ -79,7 +113,7 @@ std::optional<Rebuild> rebuild_for(std::string_view name, std::string_view versi
     const auto at = n.rfind("-cu");
     if (at != std::string::npos) return Rebuild{n, n.substr(0, at) + "-cu" + m, ""};
   }
-  if (is_pytorch_package(n) && version.find("+cu") != std::string_view::npos) {
+  if (is_pytorch_package(n)) {
     const std::string index = pytorch_index_for(major);
     if (!index.empty()) return Rebuild{n, n, index};
   }

@@ -17,10 +17,35 @@
 #include <string_view>
 #include <vector>
 
+#include "inventory/package_requirements.hpp"
+
 namespace condacuda::inventory {
 
 // The CUDA major a package's name or version says it was built for.
 std::optional<int> cuda_major_of_build(std::string_view name, std::string_view version);
+
+// The CUDA major a conda build string names: conda-forge's "cuda126_mkl_py312_h1234567_300",
+// "cuda120py312h..." (jaxlib), PyTorch's own channel "py3.11_cuda11.8_cudnn8.7.0_0":
+// "cuda" and the release's digits (cudnn and cpu builds name none).
+std::optional<int> cuda_major_of_conda_build(std::string_view build);
+
+// What says a package is built for a CUDA major, first found: its name or
+// local version (cuda_major_of_build), its conda build string, or what it
+// requires (Requires-Dist, conda depends) of NVIDIA's wheels of one major
+// (torch 2.6.0 from PyPI requires nvidia-cuda-runtime-cu12==12.4.127).
+struct BuiltFor {
+  int major = -1;
+  std::string evidence; // "its name", "its local version +cu118", "its build string cuda118_...", "its requirement ..."
+};
+std::optional<BuiltFor> built_for(std::string_view name, std::string_view version, std::string_view conda_build,
+                                  const std::vector<ComponentRequirement>& requirements);
+
+// The command that replaces a conda package with its build for `major`:
+// conda-forge's and NVIDIA's CUDA packages depend on the `cuda-version`
+// metapackage of their major (conda-forge/cuda-feedstock recipe/README.md,
+// "Metapackage dependencies on cuda-version"), so asking for that major's
+// cuda-version makes the solver pick the package's build for it.
+std::string conda_rebuild_command(std::string_view name, int major);
 
 // The same package for `major`: what to uninstall and install with pip, and
 // the index to install from (PyTorch's), when the package is one condacuda

@@ -175,6 +175,7 @@ Inventory build_inventory(const EnvSnapshot& s) {
       c.manager = owner->manager;
       c.package = owner->package;
       c.version = owner->version;
+      c.build = owner->build;
     }
     inv.consumers.push_back(std::move(c));
   }

@@ -40,7 +40,7 @@ struct Library {
 struct Consumer {
   std::string file;               // relative to the prefix
   std::vector<std::string> needs; // the CUDA libraries it needs (DT_NEEDED)
-  std::string manager, package, version;
+  std::string manager, package, version, build; // build: a conda record's build string
   std::optional<GpuCode> gpu_code; // nullopt: no fatbin, or not read
 };
 

@@ -172,7 +172,7 @@ PinChange wanted_pin(const PlannedPin& want, const ManifestPin* old, const PinDi
   if (now.sha256.empty() || (!now.link_target.empty() && !want.private_copy))
     return {PinChange::Action::conflict, fresh, "not a regular file reached without links"};
   if (now.pinned_sha256.empty())
-    return {PinChange::Action::conflict, fresh, "its DT_RUNPATH is not where the plan found it"};
+    return {PinChange::Action::conflict, fresh, "its own search path is not where the plan found it"};
   return {PinChange::Action::pin, fresh, old ? "replaced since the last pin: pinned anew" : "new"};
 }
 } // namespace

@@ -43,8 +43,7 @@ void add_order_limits(std::vector<OrderLimit>& out, bool activated, const Needs&
       if (known) continue;
       const std::string how = folder_cycle ? "the hook's folders find that copy first: two of them each hold the "
                                              "other's chosen copy of some soname, and no order puts both first"
-                              : std::string("its own ") + (n.via == loader::FoundVia::runpath ? "DT_RUNPATH" : "DT_RPATH") +
-                                    " finds that copy first" + (activated ? ", before LD_LIBRARY_PATH" : "");
+                              : std::string("its own search path finds that copy first") + (activated ? ", before LD_LIBRARY_PATH" : "");
       out.push_back({activated, soname, n.found, rel(n.requester), how + "; the env's one copy is " + chosen->second->file});
     }
   }

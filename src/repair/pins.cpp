@@ -97,7 +97,7 @@ PinRound pin_round(const doctor::DoctorReport& report, loader::FileSystemView& f
       const EnvFile& file = it->second;
       auto offsets = elf::runpath_tag_offsets(*from.elf);
       if (offsets.empty()) {
-        cannot_pin(file.path, "it has no DT_RUNPATH to pin");
+        cannot_pin(file.path, "it has no search path of its own to pin");
         continue;
       }
       if (auto refusal = elf::pin_refusal(*from.elf)) {
@@ -183,7 +183,7 @@ std::vector<PlannedPin> exposure_round(const doctor::DoctorReport& report, loade
       const EnvFile& file = it->second;
       pinned.insert(file.path);
       PlannedPin pin{file.path, std::string(from.elf->dynamic().runpath.value_or("")), offsets,
-                     edge.needed + ": its DT_RUNPATH finds the env's copy after LD_LIBRARY_PATH, so a Jupyter "
+                     edge.needed + ": its own search path finds the env's copy after LD_LIBRARY_PATH, so a Jupyter "
                                    "server's LD_LIBRARY_PATH could replace it",
                      file.links_out};
       if (file.links_out) pin.reason += "; a symlink out of the env: a private copy replaces it (undo puts the link back)";

@@ -76,7 +76,7 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     }
   }
   if (!plan.pin) {
-    scenario("not activated", "LD_LIBRARY_PATH unset, env not activated (symlinks and RUNPATH only)", std::nullopt,
+    scenario("not activated", "LD_LIBRARY_PATH unset, env not activated (symlinks and the libraries' own search path only)", std::nullopt,
              false, std::nullopt, !plan.activation);
     return v;
   }
@@ -86,7 +86,7 @@ Verification verify_plan(const RepairPlan& plan, const doctor::DoctorInputs& inp
     if (value && !launch::same_value(value, shell))
       scenario(launch::is_recorded(plan.launches, value) ? "not activated, recorded launch" : "not activated, hostile",
                "LD_LIBRARY_PATH " + describe(value) + ", env not activated", value, false, std::nullopt, true);
-  scenario("not activated, unset", "LD_LIBRARY_PATH unset, env not activated (pins, symlinks and RUNPATH)",
+  scenario("not activated, unset", "LD_LIBRARY_PATH unset, env not activated (pins, symlinks and the libraries' own search path)",
            std::nullopt, false, std::nullopt, true);
   return v;
 }

@@ -1,5 +1,7 @@
 #include "report/check_report.hpp"
 
+#include "report/layout.hpp"
+
 #include <cstdio>
 #include <map>
 
@@ -325,14 +327,14 @@ std::string check_text(const CheckReport& r, const Style& style) {
   std::string out = style.bold("condacuda check") + ": " + r.env.prefix + " (" + env::to_string(r.env.kind) +
                     (r.plan.cuda_major > 0 ? ", CUDA " + std::to_string(r.plan.cuda_major) : std::string()) + ", " +
                     r.sizes_name + " sizes)\n";
-  std::string source = r.ld_library_path_source == launch::ActivatedSource::hook ? " (the env's condacuda hook applied)"
+  std::string source = r.ld_library_path_source == launch::ActivatedSource::hook ? "(the env's condacuda hook applied)"
                        : r.ld_library_path_source == launch::ActivatedSource::plan
-                           ? " (not repaired: with the folders repair would add, as `condacuda run` gives them)"
+                           ? "(not repaired: with the folders repair would add, as `condacuda run` gives them)"
                        : r.ld_library_path_source == launch::ActivatedSource::stale_hook
-                           ? " (the env changed since its repair: with the folders repair would add today, as `condacuda run` "
+                           ? "(the env changed since its repair: with the folders repair would add today, as `condacuda run` "
                              "gives them)"
-                           : " (as this shell has it)";
-  out += "LD_LIBRARY_PATH " + (r.ld_library_path ? "'" + *r.ld_library_path + "'" : std::string("unset")) + source + "\n\n";
+                           : "(as this shell has it)";
+  out += path_variable_text("LD_LIBRARY_PATH", "LD_LIBRARY_PATH", r.ld_library_path, source) + "\n";
   out += libraries_text(r, style);
   for (const auto& p : r.plan.libraries)
     if (p.request.open.find('/') != std::string::npos) out += "  " + style.dim(p.soname + ": " + p.reason) + "\n";
@@ -342,15 +344,20 @@ std::string check_text(const CheckReport& r, const Style& style) {
     out += "\nwarnings\n";
     for (const auto& w : r.warnings) out += "  " + style.yellow(w.code) + " " + w.message + "\n";
   }
+  out = fit(out); // lines built whole; the findings' commands below are laid out as they must stay
   if (!r.findings.empty()) {
     out += "\ndoctor explains\n";
-    for (const auto& f : r.findings) out += "  " + style.red(f.code) + " " + f.title + "\n    fix: " + f.fix + "\n";
+    for (const auto& f : r.findings) {
+      const FixText fix = split_fix(f.fix);
+      out += wrap("  " + style.red(f.code) + " ", 3 + f.code.size(), f.title, 4) + wrap("    fix: ", 9, fix.prose, 9);
+      for (const auto& command : fix.commands) out += command_block(command, 9);
+    }
   }
   std::string py = python_text(r, style);
-  if (!py.empty()) out += "\n" + py;
+  if (!py.empty()) out += fit("\n" + py);
   std::string verdict = r.outcome == Outcome::pass ? style.green("PASS") : r.outcome == Outcome::fail ? style.red("FAIL")
                                                                                                        : style.yellow("NO GPU");
-  out += "\nresult: " + verdict + ": " + r.reason + fmt(" (%.2f s)", r.wall_ms / 1000) + "\n";
+  out += fit("\nresult: " + verdict + ": " + r.reason + fmt(" (%.2f s)", r.wall_ms / 1000) + "\n");
   return out;
 }
 

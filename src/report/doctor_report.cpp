@@ -172,31 +172,55 @@ Json doctor_json(const doctor::DoctorReport& r) {
 }
 
 namespace {
+// Whether two loader errors say the same: the same message after the file's
+// name, of the same file name ("torch/lib/../../nvidia/cusparse/lib/x.so: undefined
+// symbol: s" is the program's way of naming the finding's ".../nvidia/cusparse/lib/x.so").
+bool same_error(std::string_view shown, std::string_view error) {
+  if (shown.find(error) != std::string_view::npos) return true;
+  const auto colon = error.find(": ");
+  if (colon == std::string_view::npos) return false;
+  const std::string_view file = error.substr(0, colon), message = error.substr(colon);
+  const std::string_view name = file.substr(file.rfind('/') + 1);
+  for (auto at = shown.find(message); at != std::string_view::npos; at = shown.find(message, at + 1)) {
+    const std::string_view before = shown.substr(0, at);
+    if (before.ends_with("/" + std::string(name)) || before == name) return true;
+  }
+  return false;
+}
+
 // Whether a program's line says this error already (the loader's error is said once).
 bool said_by_programs(const doctor::DoctorReport& r, const std::string& error) {
   if (error.empty()) return false;
-  return std::any_of(r.programs.begin(), r.programs.end(),
-                     [&](const doctor::ProgramReport& p) { return p.result.error_text().find(error) != std::string::npos; });
+  return std::any_of(r.programs.begin(), r.programs.end(), [&](const doctor::ProgramReport& p) {
+    return same_error(p.result.error_text(), error) ||
+           (p.not_activated && same_error(p.not_activated->first_error, error));
+  });
 }
 
 // One finding, within 100 columns: the label and title, each "why" line with
 // a hanging indent, the files it breaks one per line, the loader's error
 // unless a program's line said it, the fix's words and then each command
 // alone on a line that pastes.
-std::string finding_text(const doctor::Finding& f, const Style& style, bool error_said) {
+std::string finding_text(const doctor::Finding& f, const Style& style, bool error_said, const std::set<std::string>& said) {
   const std::string label = f.severity == doctor::Severity::error     ? style.red(style.bold("ERROR"))
                             : f.severity == doctor::Severity::warning ? style.yellow(style.bold("WARN "))
                                                                       : style.dim("INFO ");
   std::string out = "\n" + wrap(label + " " + style.bold(f.code) + "  ", 6 + f.code.size() + 2, f.title, 7);
-  for (const auto& line : f.evidence) out += wrap("  " + style.dim("why") + "    ", 9, line, 9);
+  for (std::string line : f.evidence) {
+    for (const auto& e : said) // an error the view said already is not said again
+      if (!e.empty() && e.size() > 40 && line.find(e) != std::string::npos) line = util::replace_all(line, e, "the error above");
+    out += wrap("  " + style.dim("why") + "    ", 9, line, 9);
+  }
+  // "breaks" fits the 9 columns of the other labels; "affects" takes one more.
   const std::string word = f.severity == doctor::Severity::error ? "breaks" : "affects";
+  const std::size_t column = std::max<std::size_t>(9, 2 + word.size() + 1);
   for (std::size_t i = 0; i < f.affects.size(); ++i)
-    out += wrap("  " + style.dim(i == 0 ? word : std::string(word.size(), ' ')) + std::string(7 - word.size(), ' '), 9,
-                f.affects[i], 9);
+    out += wrap("  " + style.dim(i == 0 ? word : std::string(word.size(), ' ')) + std::string(column - 2 - word.size(), ' '),
+                column, f.affects[i], column);
   if (!f.first_error.empty() && !error_said) out += wrap("  " + style.dim("error") + "  ", 9, f.first_error, 9);
   const FixText fix = split_fix(f.fix);
   out += wrap("  " + style.green("fix") + "    ", 9, fix.prose, 9);
-  for (const auto& command : fix.commands) out += "         " + command + "\n";
+  for (const auto& command : fix.commands) out += command_block(command, 9);
   return out;
 }
 } // namespace
@@ -207,12 +231,13 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
   out += style.bold("env") + "   " + in.env.name + " (" + env::to_string(in.env.kind) + ")  " + in.env.prefix + "\n";
   std::string llp = in.config.ld_library_path ? "'" + *in.config.ld_library_path + "'" : "(unset)";
   const bool not_activated = in.context == doctor::LaunchContext::not_activated;
-  out += style.bold("LD_LIBRARY_PATH") + " " + llp + "  " +
-         style.dim("(" + std::string(in.ld_library_path_source == doctor::BasePathSource::this_shell ? "this shell's" : "given") +
-                   (not_activated        ? ", the env not activated: no hook)"
-                    : in.hook_present    ? ", with the env's condacuda hook applied)"
-                                         : "; the env has no condacuda hook)")) +
-         "\n";
+  const std::string whose =
+      "(" + std::string(in.ld_library_path_source == doctor::BasePathSource::this_shell ? "this shell's" : "given") +
+      (not_activated        ? ", the env not activated: no hook)"
+       : in.hook_present    ? ", with the env's condacuda hook applied)"
+                            : "; the env has no condacuda hook)");
+  out += verbose ? style.bold("LD_LIBRARY_PATH") + " " + llp + "  " + style.dim(whose) + "\n"
+                 : path_variable_text(style.bold("LD_LIBRARY_PATH"), "LD_LIBRARY_PATH", in.config.ld_library_path, style.dim(whose));
   out += style.bold("host") + "  " + r.host_description + style.dim("  glibc 2." + std::to_string(in.config.glibc_minor) +
                                                                       (in.glibc_source == "this machine" ? "" : " (" + in.glibc_source + ")")) + "\n";
   if (r.host_error) out += style.red("the host itself fails to start: ") + *r.host_error;
@@ -284,9 +309,12 @@ std::string doctor_text(const doctor::DoctorReport& r, const Style& style, bool 
     }
     out += t.render(style, 2);
   }
-  std::set<std::string> said; // the loader's error, once: the first finding that has it says it
+  std::set<std::string> said; // the loader's error, once: the programs' and kernels' lines, then the first finding that has it
+  for (const auto& k : r.kernels)
+    for (const auto& v : k.verdicts)
+      if (!v.loads) said.insert(v.error);
   for (const auto& f : r.findings) {
-    out += finding_text(f, style, said_by_programs(r, f.first_error) || said.count(f.first_error));
+    out += finding_text(f, style, said_by_programs(r, f.first_error) || said.count(f.first_error), said);
     said.insert(f.first_error);
   }
   out += "\n" + (r.healthy() ? style.green("healthy") : style.red("not healthy")) + ": " +

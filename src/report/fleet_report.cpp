@@ -1,5 +1,7 @@
 #include "report/fleet_report.hpp"
 
+#include "report/layout.hpp"
+
 #include "report/document.hpp"
 
 #include <cstdio>
@@ -125,13 +127,24 @@ Json class_json(const fleet::NodeClass& c, const fleet::Fleet& f) {
   return j;
 }
 
+// "next  words", the commands in them each alone on its lines, `indent` in.
+std::string next_lines(const std::string& label, std::size_t label_width, const std::string& text, std::size_t indent) {
+  const FixText fix = split_fix(text);
+  const std::size_t hang = indent + label_width + 2;
+  std::string out = wrap(std::string(indent, ' ') + label + "  ", hang, fix.prose, hang);
+  for (const auto& command : fix.commands) out += command_block(command, hang);
+  return out;
+}
+
 std::string class_details(const fleet::NodeClass& c, const fleet::Fleet& f, const Style& style) {
   const fleet::NodeRecord& r = f.example(c);
-  std::string out = "\n" + style.bold(one_line(c.hostlist)) + "  " + count_text(c.members.size(), "node", "nodes") + ": " +
-                    (c.exit_code == 0 ? style.green(c.verdict) : style.red(c.verdict)) + "\n";
+  std::string out = "\n" + wrap("", 0,
+                                style.bold(one_line(c.hostlist)) + "  " + count_text(c.members.size(), "node", "nodes") + ": " +
+                                    (c.exit_code == 0 ? style.green(c.verdict) : style.red(c.verdict)),
+                                2);
   if (r.no_answer) {
-    out += "  " + style.dim("why") + "   " + one_line(r.no_answer->reason) + "\n";
-    if (c.members.size() == 1 && !r.no_answer->detail.empty()) out += "        " + style.dim(one_line(r.no_answer->detail)) + "\n";
+    out += wrap("  " + style.dim("why") + "   ", 8, one_line(r.no_answer->reason), 8);
+    if (c.members.size() == 1 && !r.no_answer->detail.empty()) out += wrap("        ", 8, style.dim(one_line(r.no_answer->detail)), 8);
   }
   std::size_t shown = 0;
   for (const auto& l : r.verdict.findings) {
@@ -140,13 +153,17 @@ std::string class_details(const fleet::NodeClass& c, const fleet::Fleet& f, cons
       break;
     }
     ++shown;
-    out += "  " + (l.severity == "error" ? style.red(style.bold("ERROR")) : style.yellow(style.bold("WARN "))) + " " +
-           style.bold(one_line(l.code)) + "  " + one_line(l.title) + "\n";
-    if (!l.first_error.empty()) out += "    " + style.dim("error") + " " + one_line(l.first_error) + "\n";
+    out += wrap("  " + (l.severity == "error" ? style.red(style.bold("ERROR")) : style.yellow(style.bold("WARN "))) + " " +
+                    style.bold(one_line(l.code)) + "  ",
+                10 + l.code.size(), one_line(l.title), 8);
+    // The loader's error once a class: a second finding with the same one does not repeat it.
+    const bool again = std::any_of(r.verdict.findings.begin(), r.verdict.findings.begin() + static_cast<std::ptrdiff_t>(shown - 1),
+                                   [&](const auto& earlier) { return earlier.first_error == l.first_error; });
+    if (!l.first_error.empty() && !again) out += wrap("    " + style.dim("error") + " ", 10, one_line(l.first_error), 10);
   }
   if (r.verdict.check_outcome && r.verdict.check_exit_code != 0)
-    out += "  " + style.dim("check") + " " + one_line(*r.verdict.check_outcome) + ": " + one_line(r.verdict.check_reason) + "\n";
-  if (!c.next.empty()) out += "  " + style.green("next") + "  " + one_line(c.next) + "\n";
+    out += wrap("  " + style.dim("check") + " ", 8, one_line(*r.verdict.check_outcome) + ": " + one_line(r.verdict.check_reason), 8);
+  if (!c.next.empty()) out += next_lines(style.green("next"), 4, one_line(c.next), 2);
   return out;
 }
 } // namespace
@@ -183,13 +200,14 @@ std::string fleet_text(const app::FleetOutcome& o, const Style& style) {
     }
     t.add(row);
   }
-  out += t.render(style, 2);
+  out = fit(out + t.render(style, 2)); // the header and the table's long cells within 100 columns
   for (const auto& c : f.classes)
     if (c.exit_code != 0 || !f.example(c).verdict.findings.empty()) out += class_details(c, f, style);
-  if (f.shared_repair_note) out += "\n" + style.yellow("one env, several launches") + ": " + one_line(*f.shared_repair_note) + "\n";
+  if (f.shared_repair_note) out += "\n" + next_lines(style.yellow("one env, several launches:"), 26, one_line(*f.shared_repair_note), 0);
   if (!f.repeated.empty())
-    out += "\n" + style.dim(count_text(f.repeated.size(), "node", "nodes") + " came with more than one document (the last kept): " +
-                            one_line(util::join(f.repeated, ", "))) + "\n";
+    out += "\n" + wrap("", 0, style.dim(count_text(f.repeated.size(), "node", "nodes") + " came with more than one document (the last kept): " +
+                                      one_line(util::join(f.repeated, ", "))), 2);
+  // (no fit() over the rest: a command's lines are laid out by command_block and must stay as they are)
   return out;
 }
 

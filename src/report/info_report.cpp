@@ -235,7 +235,7 @@ std::string info_text(const env::EnvRecord& env, const app::EnvInfo& info, const
     out += t.render(style, 2);
   }
   if (!inv.pinned.empty()) {
-    out += "\n" + style.bold("Pinned") + " by `condacuda repair --pin` (DT_RUNPATH -> DT_RPATH; `condacuda undo` restores them)\n";
+    out += "\n" + style.bold("Pinned") + " by `condacuda repair --pin` (their own search path now comes before LD_LIBRARY_PATH; `condacuda undo` restores them)\n";
     for (const auto& p : inv.pinned) out += "  " + p + "\n";
   }
   out += frameworks_text(info, style);

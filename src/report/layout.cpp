@@ -1,6 +1,25 @@
 #include "report/layout.hpp"
 
+#include <cctype>
+
+#include "util/strings.hpp"
+
 namespace condacuda::report {
+
+namespace {
+// Columns `text` takes on a terminal: colour codes (ESC ... m) take none.
+std::size_t visible_width(std::string_view text) {
+  std::size_t visible = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\x1b') {
+      while (i < text.size() && text[i] != 'm') ++i;
+      continue;
+    }
+    ++visible;
+  }
+  return visible;
+}
+} // namespace
 
 std::string wrap(const std::string& lead, std::size_t lead_width, std::string_view text, std::size_t indent,
                  std::size_t width) {
@@ -9,12 +28,15 @@ std::string wrap(const std::string& lead, std::size_t lead_width, std::string_vi
   bool line_empty = true;
   std::size_t i = 0;
   while (i < text.size()) {
+    // The spaces before the word are kept where no break falls ("ok  this shell").
+    const std::size_t gap_start = i;
     while (i < text.size() && text[i] == ' ') ++i;
     if (i >= text.size()) break;
+    const std::size_t gap = std::max<std::size_t>(1, i - gap_start);
     std::size_t end = text.find(' ', i);
     if (end == std::string_view::npos) end = text.size();
     const std::string_view word = text.substr(i, end - i);
-    const std::size_t need = (line_empty ? 0 : 1) + word.size();
+    const std::size_t need = (line_empty ? 0 : gap) + visible_width(word);
     // A word that does not fit goes to the next line; a path longer than a
     // line then stands alone on it (after a lead, too: "error" above it).
     const bool after_lead = line_empty && column > 0 && !out.empty() && out.back() != '\n';
@@ -25,11 +47,11 @@ std::string wrap(const std::string& lead, std::size_t lead_width, std::string_vi
       line_empty = true;
     }
     if (!line_empty) {
-      out += ' ';
-      ++column;
+      out += std::string(gap, ' ');
+      column += gap;
     }
     out += word;
-    column += word.size();
+    column += visible_width(word);
     line_empty = false;
     i = end;
   }
@@ -45,17 +67,7 @@ std::string fit(const std::string& text, std::size_t width) {
     if (!newline) end = text.size();
     const std::string line = text.substr(start, end - start);
     const std::size_t lead = line.find_first_not_of(' ');
-    // Visible width: colour codes take none.
-    std::size_t visible = 0;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      if (line[i] == '\x1b') {
-        while (i < line.size() && line[i] != 'm') ++i;
-        continue;
-      }
-      ++visible;
-    }
-    if (visible > width && lead != std::string::npos && line.find(' ', lead) != std::string::npos &&
-        line.find('\x1b') == std::string::npos) {
+    if (visible_width(line) > width && lead != std::string::npos && line.find(' ', lead) != std::string::npos) {
       std::string wrapped = wrap(line.substr(0, lead), lead, std::string_view(line).substr(lead), lead + 2, width);
       if (!newline) wrapped.pop_back();
       out += wrapped;
@@ -70,9 +82,20 @@ std::string fit(const std::string& text, std::size_t width) {
 FixText split_fix(std::string_view fix) {
   FixText out;
   std::string text(fix);
-  // "condacuda repair -p X  (why)": the command first, two spaces, the reason.
+  // "condacuda repair -p X  (why)": the command first (after the variables
+  // it sets, "LD_LIBRARY_PATH='...' condacuda ..."), two spaces, the reason.
+  std::size_t command_start = 0;
+  while (command_start < text.size() && (std::isupper(static_cast<unsigned char>(text[command_start])) || text[command_start] == '_'))
+    ++command_start;
+  if (command_start > 0 && command_start < text.size() && text[command_start] == '=') {
+    const std::string_view rest = std::string_view(text).substr(command_start + 1);
+    const std::size_t end = rest.starts_with("'") ? rest.find('\'', 1) + 1 : rest.find(' ');
+    command_start = end == 0 || end == std::string_view::npos ? 0 : command_start + 1 + end + 1;
+  } else {
+    command_start = 0;
+  }
   for (const char* start : {"condacuda ", "pip ", "conda "})
-    if (text.rfind(start, 0) == 0 && text.find('`') == std::string::npos) {
+    if (std::string_view(text).substr(command_start).starts_with(start) && text.find('`') == std::string::npos) {
       const auto gap = text.find("  ");
       out.commands.push_back(text.substr(0, gap));
       out.prose = "the command below" + (gap == std::string::npos ? std::string() : " " + text.substr(gap + 2));
@@ -102,6 +125,54 @@ FixText split_fix(std::string_view fix) {
   }
   out.prose += text.substr(from);
   return out;
+}
+
+std::string path_variable_text(const std::string& styled_name, const std::string& name,
+                               const std::optional<std::string>& value, const std::string& note, std::size_t width) {
+  const std::string shown = value ? "'" + *value + "'" : "(unset)";
+  if (!value || name.size() + 1 + shown.size() + 2 + note.size() <= width || value->find_first_of(":;") == std::string::npos)
+    return wrap(styled_name + " ", name.size() + 1, shown + "  " + note, 2, width);
+  const auto entries = util::split(*value, ":;"); // glibc splits at both
+  std::string out = wrap(styled_name + " ", name.size() + 1, std::to_string(entries.size()) + " entries, in order " + note, 2, width);
+  for (const auto& entry : entries) out += "  " + (entry.empty() ? std::string("'' (the current directory)") : entry) + "\n";
+  return out;
+}
+
+std::string command_block(std::string_view command, std::size_t indent, std::size_t width) {
+  // The shell's words: a space inside '...' or after a backslash is no break.
+  std::vector<std::string_view> words;
+  bool quoted = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= command.size(); ++i) {
+    if (i + 1 < command.size() && command[i] == '\\' && !quoted) {
+      ++i;
+      continue;
+    }
+    if (i < command.size() && command[i] == '\'') quoted = !quoted;
+    if (i == command.size() || (command[i] == ' ' && !quoted)) {
+      if (i > start) words.push_back(command.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  std::string out(indent, ' ');
+  std::size_t column = indent;
+  bool line_empty = true;
+  for (std::size_t n = 0; n < words.size(); ++n) {
+    const std::size_t tail = n + 1 < words.size() ? 2 : 0; // room for the " \\" of a line that goes on
+    if (!line_empty && column + 1 + words[n].size() + tail > width) {
+      out += " \\\n" + std::string(indent + 4, ' ');
+      column = indent + 4;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out += ' ';
+      ++column;
+    }
+    out += words[n];
+    column += words[n].size();
+    line_empty = false;
+  }
+  return out + "\n";
 }
 
 } // namespace condacuda::report

@@ -3,6 +3,7 @@
 // broken at spaces with a hanging indent (a path longer than the line stays
 // whole, on a line of its own), and a fix's commands each alone on a line
 // that pastes into a shell.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,17 @@ struct FixText {
   std::vector<std::string> commands;
 };
 FixText split_fix(std::string_view fix);
+
+// "LD_LIBRARY_PATH '/a:/b'  (note)", or, when that does not fit `width`, its
+// entries one per line in the loader's order ("N entries, in order (note)").
+// `styled_name` may hold colour codes; `name` is its plain text. Unset: "(unset)".
+std::string path_variable_text(const std::string& styled_name, const std::string& name,
+                               const std::optional<std::string>& value, const std::string& note,
+                               std::size_t width = text_width);
+
+// A command alone on its lines, `indent` in: when it does not fit `width`,
+// broken at spaces outside quotes with a trailing " \\" (every shell reads
+// backslash-newline as a space), further lines 4 more in. Ends with a newline.
+std::string command_block(std::string_view command, std::size_t indent, std::size_t width = text_width);
 
 } // namespace condacuda::report

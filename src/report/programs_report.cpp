@@ -143,12 +143,15 @@ Json kernels_json(const std::vector<doctor::KernelReport>& kernels) {
 
 std::string kernels_text(const std::vector<doctor::KernelReport>& kernels, const Style& style) {
   std::string out;
+  std::vector<std::string> said; // each error once: the kernels after the first that meets it say "the error above"
   for (const auto& k : kernels) {
     out += style.bold("kernel '" + k.spec.name + "'") + " (" + k.spec.dir + "/kernel.json, " + jupyter::to_string(k.run.runner) + "):";
     std::vector<std::string> exposed;
     for (const auto& v : k.verdicts) {
+      const bool again = std::find(said.begin(), said.end(), v.error) != said.end();
+      if (!v.loads && !again) said.push_back(v.error);
       out += "\n  " + (v.loads ? style.green("loads") : style.red("fails")) + " when started by " + v.launch +
-             (v.loads ? "" : ": " + v.error);
+             (v.loads ? "" : again ? " (the error above)" : ": " + v.error);
       for (const auto& e : v.exposed)
         if (std::find(exposed.begin(), exposed.end(), e) == exposed.end()) exposed.push_back(e);
     }

@@ -1,5 +1,7 @@
 #include "report/repair_report.hpp"
 
+#include "report/layout.hpp"
+
 #include <algorithm>
 
 #include "report/info_report.hpp"
@@ -170,7 +172,7 @@ Json repair_json(const app::RepairOutcome& r) {
   j.set("notes", notes);
   j.set("kernels", kernels_json(r.kernels));
   Json still = Json::array();
-  for (const auto& f : r.still_failing) still.push(f);
+  for (const auto& f : r.still_failing) still.push(f.what + ". Fix: " + f.fix);
   j.set("still_failing", still);
   j.set("next_step", r.next_step.empty() ? Json() : Json(r.next_step));
   if (r.after) {
@@ -184,6 +186,17 @@ Json repair_json(const app::RepairOutcome& r) {
   }
   return j;
 }
+
+namespace {
+// A fix under its finding, `indent` in: "fix" and its words, then each
+// command alone on a line that pastes.
+std::string fix_lines(const std::string& fix, const Style& style, std::size_t indent) {
+  const FixText text = split_fix(fix);
+  std::string out = wrap(std::string(indent, ' ') + style.green("fix") + "  ", indent + 5, text.prose, indent + 5);
+  for (const auto& command : text.commands) out += command_block(command, indent + 5);
+  return out;
+}
+} // namespace
 
 std::string repair_text(const app::RepairOutcome& r, const Style& style) {
   std::string out = style.bold("env") + "  " + r.env.name + " (" + env::to_string(r.env.kind) + ")  " + r.env.prefix + "\n";
@@ -205,8 +218,8 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
       out += "    " + l.path + " -> " + l.target + "  " + style.dim("(needed by " + l.needed_by + ")") + "\n";
   }
   if (!r.plan.pins.empty()) {
-    out += "  pinned (their own search path then comes before LD_LIBRARY_PATH; one tag per file), so LD_LIBRARY_PATH\n"
-           "  cannot shadow the env's copies:\n";
+    out += "  pinned (their own search path then comes before LD_LIBRARY_PATH; one tag per file), so LD_LIBRARY_PATH "
+           "cannot shadow the env's copies:\n";
     for (const auto& p : r.plan.pins)
       out += "    " + p.path + "  " + style.dim("(searches '" + p.runpath + "' first; not activated " + p.reason + ")") + "\n";
   }
@@ -226,42 +239,52 @@ std::string repair_text(const app::RepairOutcome& r, const Style& style) {
       out += "    " + std::string(l.activated ? "activated" : "not activated") + ": " + l.requester + " gets " + l.soname +
              " from " + l.copy + "  " + style.dim("(" + l.why + ")") + "\n";
   }
+  // Lines built whole are fitted (fit); a fix's commands are laid out by fix_lines and stay as they are.
+  out = fit(out);
   out += "\n" + style.bold("Verified") + " with the loader model, every CUDA library and what needs it, plan applied:\n";
   for (const auto& s : r.verification.scenarios) {
     int fails = 0;
     for (const auto& root : s.report.roots) fails += root.loads ? 0 : 1;
     std::string verdict = s.passes() ? style.green("ok") : (s.required ? style.red("FAILS") : style.yellow("fails"));
-    out += "  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
+    out += fit("  " + verdict + "  " + s.name + ": " + std::to_string(s.report.roots.size() - static_cast<std::size_t>(fails)) + "/" +
            std::to_string(s.report.roots.size()) + " files load" +
            (fails == 0 && !s.passes() ? ", but " + std::to_string(blocking_errors(s)) + " error finding(s)" : std::string()) +
-           "  " + style.dim(s.description) + "\n";
+           "  " + style.dim("(" + s.description + ")") + "\n");
     if (!s.passes())
       for (const auto& f : s.report.findings)
-        if (s.blocks(f))
-          out += "        " + f.code + ": " + f.title + "\n        fix: " + f.fix + "\n";
+        if (s.blocks(f)) out += wrap("        ", 8, f.code + ": " + f.title, 10) + fix_lines(f.fix, style, 8);
   }
   if (r.changes && (!r.changes->changes.empty() || !r.changes->pins.empty())) { // no empty heading
-    out += "\n" + style.bold("Changes") + "\n";
+    std::string changes = "\n" + style.bold("Changes") + "\n";
     for (const auto& c : r.changes->changes)
-      out += "  " + (c.action == repair::Change::Action::conflict ? style.red(verb(c.action)) : verb(c.action)) + " " +
-             c.path + "  " + style.dim(c.reason) + "\n";
-    out += pin_changes_text(*r.changes, style);
+      changes += "  " + (c.action == repair::Change::Action::conflict ? style.red(verb(c.action)) : verb(c.action)) + " " +
+                 c.path + "  " + style.dim(c.reason) + "\n";
+    out += fit(changes + pin_changes_text(*r.changes, style));
   }
-  for (const auto& n : r.notes) out += "\n" + style.bold("note") + ": " + n + "\n";
-  if (r.failure) out += "\n" + style.red("nothing written: ") + *r.failure + "\n";
-  if (!r.kernels.empty()) out += "\n" + style.bold("Jupyter kernels, verified after") + "\n" + kernels_text(r.kernels, style).substr(1);
+  for (const auto& n : r.notes) {
+    // "what. Fix: fix" (a finding repair leaves to the user): the fix's commands alone on lines.
+    const auto at = n.find(". Fix: ");
+    out += "\n" + wrap(style.bold("note") + ": ", 6, at == std::string::npos ? n : n.substr(0, at), 2);
+    if (at != std::string::npos) out += fix_lines(n.substr(at + 7), style, 2);
+  }
+  if (r.failure) out += "\n" + wrap(style.red("nothing written: "), 17, *r.failure, 2);
+  if (!r.kernels.empty())
+    out += fit("\n" + style.bold("Jupyter kernels, verified after") + "\n" + kernels_text(r.kernels, style).substr(1));
   if (r.after) {
     // Never "healthy" alone while a known launch still fails (a launch without activation, a kernel).
     const std::string verdict = r.after->first != 0        ? style.red("not healthy")
                                 : !r.still_failing.empty() ? style.yellow("healthy once activated")
                                                            : style.green("healthy");
-    out += "\n" + style.bold("doctor after") + ": " + verdict + " (" + std::to_string(r.after->first) + " error(s), " +
-           std::to_string(r.after->second) + " warning(s))" + (r.still_failing.empty() ? "" : "; still failing:") + "\n";
-    for (const auto& f : r.still_failing) out += "  - " + f + "\n";
+    out += fit("\n" + style.bold("doctor after") + ": " + verdict + " (" + std::to_string(r.after->first) + " error(s), " +
+               std::to_string(r.after->second) + " warning(s))" + (r.still_failing.empty() ? "" : "; still failing:") + "\n");
+    for (const auto& f : r.still_failing) out += wrap("  - ", 4, f.what, 4) + fix_lines(f.fix, style, 4);
   }
   if (!r.next_step.empty())
-    out += "\n" + style.bold("next") + ": this shell activated the env before its hook existed; to load it here:\n    " +
-           r.next_step + "\n";
+    out += "\n" + style.bold("next") +
+           (r.next_step.starts_with("condacuda run")
+                ? ": nothing activates a venv's libraries; to load them here, start python through condacuda:\n"
+                : ": this shell activated the env before its hook existed; to load it here:\n") +
+           command_block(r.next_step, 4);
   return out;
 }
 
@@ -282,7 +305,7 @@ std::string undo_text(const app::UndoOutcome& u, const Style& style) {
     out += verb(c.action) + " " + c.path + "  " + style.dim(c.reason) + "\n";
   for (const auto& c : u.changes.pins)
     out += pin_verb(c.action) + " " + c.pin.path + "  " + style.dim("(pin: " + c.reason + ")") + "\n";
-  return out;
+  return fit(out);
 }
 
 Rendering repair_rendering(const app::RepairOutcome& r) {

@@ -36,7 +36,8 @@ public:
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   bool empty() const { return rows_.empty(); }
   // Columns separated by two spaces, padded to the widest cell; the last
-  // column is not padded. `indent` spaces before every line.
+  // column is not padded. `indent` spaces before every line. A table wider
+  // than 100 columns puts its last column on a line of its own under each row.
   std::string render(const Style& style, int indent = 0) const;
 
 private:

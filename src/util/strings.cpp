@@ -206,4 +206,11 @@ std::string quote_posix(std::string_view s) {
   return out;
 }
 
+std::string shell_word(std::string_view s) {
+  const bool bare = !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("@%+=:,./_-").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  return bare ? std::string(s) : quote_posix(s);
+}
+
 } // namespace condacuda::util

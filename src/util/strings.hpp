@@ -60,4 +60,9 @@ std::string replace_all(std::string s, std::string_view from, std::string_view t
 // closes the quote, so it is written as '\'' (close, escaped quote, reopen).
 std::string quote_posix(std::string_view s);
 
+// `s` as one word for a POSIX shell, quoted only when it must be (the bytes
+// Python's shlex.quote leaves bare: letters, digits, @%+=:,./_- ; a word
+// with any other byte, or the empty word, is quote_posix'd).
+std::string shell_word(std::string_view s);
+
 } // namespace condacuda::util

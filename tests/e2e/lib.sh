@@ -262,3 +262,14 @@ _hostile_corpus_base() {
   gcc -shared -fPIC -O1 -o "$1/$2.so" "$1/base.c" -Wl,--version-script="$1/base.map" -Wl,-soname,libhc.so.1 "${@:3}" -lm
   echo "$1/$2.so"
 }
+
+# joined_rows FILE: a text view's table rows one per line again: a table
+# wider than 100 columns puts its last columns under each row, 4 further in
+# ("      LOCKED  value"); each such line is joined back onto its row, without
+# its label, two spaces before it (as the row would read on a wide screen).
+joined_rows() {
+  awk '
+    /^      [^ ]/ && held != "" { line = $0; sub(/^ +/, "", line); sub(/^[A-Z_]+  +/, "", line); held = held "  " line; next }
+    { if (held != "") print held; held = $0 }
+    END { if (held != "") print held }' "$1"
+}

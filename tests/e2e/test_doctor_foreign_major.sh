@@ -43,7 +43,7 @@ expect_status 1 env LD_LIBRARY_PATH="$cuda13" "$CONDACUDA" doctor -p "$env" --js
 expect_eq "$(foreign "$scratch/lost.json")" \
   "[('error', '$cuda13/libcusparse.so.12', 'libcusparse.so.12 belongs to CUDA 13: it needs libnvJitLink.so.13')]" "the env lost its copy"
 expect_eq "$(json "$scratch/lost.json" '[f["fix"] for f in j["findings"] if f["code"] == "foreign-cuda-major"][0]')" \
-  "install libcusparse.so.12 into the env (pip: nvidia-cusparse-cu12, or the conda package of that component)" "the fix"
+  "install libcusparse.so.12 into the env: \`pip install nvidia-cusparse-cu12\` (or the conda package of that component)" "the fix"
 
 # awk reads a finished string: under pipefail, `ldconfig -p | awk ...; exit` fails when ldconfig gets SIGPIPE.
 cache=$(awk '$1 == "libcusparse.so.12" && $NF ~ /cuda-13/ { print $NF; exit }' <<< "$(ldconfig -p)")

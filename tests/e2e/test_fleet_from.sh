@@ -258,6 +258,7 @@ check_big "$scratch/fleet.json" 0 || fail "fleet --from $docs: the classes above
 expect_status 2 "$CONDACUDA" fleet --from "$docs" --color never > "$scratch/fleet.txt"
 lines=$(wc -l < "$scratch/fleet.txt")
 [ "$lines" -lt 80 ] || { cat "$scratch/fleet.txt"; fail "fleet's text is $lines lines for 1006 nodes in 7 classes"; }
+python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/frameworks/text_rules.py" fleet "$scratch/fleet.txt" || fail "fleet's text breaks the layout rules"
 grep -q '^1006 nodes, 1000 answered, 7 classes' "$scratch/fleet.txt" || { cat "$scratch/fleet.txt"; fail "no summary line"; }
 grep -q 'came with more than one document (the last kept): gpu0007$' "$scratch/fleet.txt" || fail "gpu0007 not named as repeated"
 note "the text: $lines lines"

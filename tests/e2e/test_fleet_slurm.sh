@@ -63,7 +63,7 @@ case "$(json "$scratch/seed.json" "${f}['first_error']")" in
   *) fail "node2's first error: $(json "$scratch/seed.json" "${f}['first_error']")" ;;
 esac
 expect_eq "$(json "$scratch/seed.json" 'j["shared_repair_note"]')" \
-  "one repair of the shared env suits every launch its nodes have (2 LD_LIBRARY_PATH values, verified here with this machine's loader): condacuda repair -p '$env' --pin --launch unset --launch '$llp2'" \
+  "one repair of the shared env suits every launch its nodes have (2 LD_LIBRARY_PATH values, verified here with this machine's loader): \`condacuda repair -p '$env' --pin --launch unset --launch '$llp2'\`" \
   "one repair for the shared env, asked of a dry run"
 next=$(json "$scratch/seed.json" 'j["classes"][0]["next"].split("  (")[0]')
 expect_eq "$next" "LD_LIBRARY_PATH='$llp2' condacuda repair -p '$env' --pin" "node2's next step: a pinning repair in its launch"
@@ -74,11 +74,25 @@ expect_eq "$(real_imports 'node[1-3]' 3)" "node1: sparse 12100
 node2: ImportError: $sp/demotorch/../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12
 node3: sparse 12100" "the real imports on the three nodes"
 
-note "the text: one line per class, the differing fact as a column"
+note "the text: one row per class, the differing fact under it (its 70 module folders make it wider than 100 columns)"
 expect_status 1 fleet --nodes 'node[1-3]' --color never > "$scratch/seed.txt"
-row=$(grep -E "^  node2 +1 +fails: undefined-symbol, not-activated +" "$scratch/seed.txt") || true
-[[ "$row" == *"not-activated  +$system +/opt/site/modules/tool-0001/lib64 +"* ]] || { cat "$scratch/seed.txt"; fail "node2's row"; }
-grep -Eq "^  node\[1,3\] +2 +loads +unset\$" "$scratch/seed.txt" || { cat "$scratch/seed.txt"; fail "node[1,3]'s row"; }
+# A class's row, then its LD_LIBRARY_PATH (what differs from the others) 4 further in, wrapped at spaces.
+class_rows=$(python3 -c '
+import re, sys
+rows, at = {}, None
+for line in open(sys.argv[1]).read().split("\n\n")[1].splitlines():
+    m = re.match(r"  (\S+) +(\d+) +(.*)$", line)
+    if m:
+        at = m.group(1); rows[at] = [m.group(3)]
+    elif at and line.startswith("      "):
+        rows[at].append(line.strip())
+for name, parts in rows.items():
+    print("%s|%s|%s" % (name, parts[0], " ".join(parts[1:])))
+' "$scratch/seed.txt")
+grep -qF "node2|fails: undefined-symbol, not-activated|+$system +/opt/site/modules/tool-0001/lib64 +" <<< "$class_rows" ||
+  { cat "$scratch/seed.txt"; fail "node2's row"; }
+grep -qxF "node[1,3]|loads|unset" <<< "$class_rows" || { cat "$scratch/seed.txt"; fail "node[1,3]'s row"; }
+python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/frameworks/text_rules.py" fleet "$scratch/seed.txt" || fail "the text view breaks the layout rules"
 
 note "after node2's next step, run as fleet wrote it: one class, and every import loads"
 PATH=${CONDACUDA%/*}:$PATH expect_status 0 sh -c "$next" > /dev/null

@@ -112,6 +112,8 @@ expect_eq "$(json "$scratch/module-doctor.json" 'j["ld_library_path"]["assumed"]
   "the order doctor judged"
 expect_eq "$(json "$scratch/module-doctor.json" '[f["affects"] if f.get("affects") else f["evidence"][1].strip() for f in j["findings"] if f["code"] == "folders-before-hook"]')" \
   "['$module']" "the folder named in front of the hook"
+expect_eq "$(json "$scratch/module-doctor.json" '[f["actions"] for f in j["findings"] if f["code"] == "folders-before-hook"]')" \
+  "[[{'kind': 'activate', 'args': ['$env']}]]" "its step: activate the env again, after the module"
 [ ! -f "$scratch/oracle" ] || fail "doctor disagrees with the real loader in the module shell"
 "$CONDACUDA" undo -p "$env" > /dev/null
 

@@ -24,8 +24,11 @@ case "$(cat "$scratch/before.txt")" in *"$broken"*) ;; *) fail "the import did n
 expect_eq "$out" "sparse 12100" "the import after the re-activation repair named"
 grep -q '^doctor after: healthy once activated (0 error(s), 1 warning(s)); still failing:$' "$scratch/repair.txt" ||
   fail "repair's verdict hides the launch that still fails: $(grep 'doctor after' "$scratch/repair.txt")"
-grep -q "^  - 2 file(s) load only when the env is activated. Fix: \`condacuda repair --pin\`" "$scratch/repair.txt" ||
-  fail "the launch without activation is not listed with its fix"
+if ! grep -qx "  - 2 file(s) load only when the env is activated" "$scratch/repair.txt" ||
+  ! grep -qx "         condacuda repair -p '$env' --pin" "$scratch/repair.txt"; then
+  fail "the launch without activation is not listed with its fix (the pin command alone on a line): $(cat "$scratch/repair.txt")"
+fi
+python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/frameworks/text_rules.py" repair "$scratch/repair.txt" || fail "repair's text breaks the layout rules"
 grep -qx "    conda deactivate && conda activate '$env'" "$scratch/repair.txt" ||
   fail "no re-activation line: $(sed -n '/^next/,$p' "$scratch/repair.txt")"
 note "a shell where the env is not active gets no re-activation line"

@@ -72,7 +72,8 @@ expect_status 1 agrees not-activated "$system"
 expect_eq "$(json "$scratch/doctor-not-activated.json" \
   '[f["severity"] for f in j["findings"] if f["code"] == "not-activated"]')" "['error']" "the not-activated finding"
 expect_eq "$(json "$scratch/doctor-not-activated.json" \
-  '"condacuda repair --pin" in [f for f in j["findings"] if f["code"] == "not-activated"][0]["fix"]')" True "its fix"
+  '[f for f in j["findings"] if f["code"] == "not-activated"][0]["actions"]')" \
+  "[{'kind': 'repair', 'args': ['$env', '--pin']}]" "its fix, as a step"
 agrees activated "$system"
 # Both contexts (the default): healthy (exit 0), the not-activated failure a warning.
 LD_LIBRARY_PATH=$system "$CONDACUDA" doctor -p "$env" --json > "$scratch/both.json"

@@ -1,46 +1,73 @@
 #!/usr/bin/env bash
-# The default text view (issue 51) on the demo env's scenarios: broken by an
-# older system nvJitLink (also through a link), healthy, repaired and judged
-# without activation, a repaired env's not-activated launch: no line over 100
-# columns that has a space to break at, none of the loader's terms, the
-# loader's error said once per finding, and each command of a fix alone on a
-# line that pastes (the commands --json's actions name, word for word).
+# The default text view (issue 51), every command on the demo env, held to
+# tests/e2e/frameworks/text_rules.py: no line over 100 columns that has a
+# space to break at, none of the loader's terms, the loader's error said
+# once, and each step of --json's actions alone on a line as the command a
+# user pastes. Views: doctor broken by an older system nvJitLink (straight,
+# and through a link whose target it names), healthy, repaired, judged
+# without activation (an error then, with its steps); repair, its dry run and
+# a pin; undo; info; list; lock -o and lock --check (matching, and drifted);
+# check --link-only; fleet --from on node documents of this env. The
+# convergence harness (e2e.converge) holds doctor's and repair's views of its
+# 31 scenarios to the same rules.
 source "$(dirname "$0")/lib.sh"
 demo_env "$scratch/demo"
 mkdir -p "$scratch/opt"
 cp -r "$(dirname "$system")" "$scratch/opt/cuda-12.0"
 ln -s cuda-12.0 "$scratch/opt/cuda"
-terms='DT_RUNPATH|DT_RPATH|RUNPATH|RPATH|version node|major only|beyond the major| roots? '
+rules=$CONDACUDA_SOURCE_DIR/tests/e2e/frameworks/text_rules.py
+views=0
 
-# check NAME ARGS...: the text view of `condacuda ARGS` against the rules, and its --json's repair commands.
+# check NAME [--json] ARGS...: the text view of ARGS (a command line) against
+# the rules; with --json, the same command's --json gives the steps.
 check() {
-  local name=$1
+  local name=$1 with_json=
   shift
-  "$@" > "$scratch/$name.txt" || true
-  "$@" --json > "$scratch/$name.json" || true
-  python3 - "$scratch/$name.txt" "$scratch/$name.json" "$terms" "$name" << 'PY'
-import json, re, sys
-text, doc, terms, name = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
-lines = text.splitlines()
-bad = [l for l in lines if len(l) > 100 and " " in l.strip()]
-assert not bad, "%s: lines over 100 columns with a break point: %s" % (name, bad)
-found = [l for l in lines if re.search(terms, l)]
-assert not found, "%s: loader terms in the default view: %s" % (name, found)
-for f in doc.get("findings", []):
-    if f["first_error"]:
-        n = text.replace("\n         ", " ").count(f["first_error"])
-        assert n <= 1, "%s: the error of %s is said %d times" % (name, f["code"], n)
-    for a in f["actions"]:
-        if a["kind"] == "repair":
-            want = "         condacuda repair -p '%s'" % a["args"][0]
-            assert want in lines, "%s: the repair command is not alone on a line: %s" % (name, want)
-print("ok: %s: %d lines" % (name, len(lines)))
-PY
+  if [ "$1" = --json ]; then
+    with_json=1
+    shift
+  fi
+  "$@" > "$scratch/$name.txt" 2> "$scratch/$name.err" || true
+  [ -s "$scratch/$name.txt" ] || fail "$name: no text view ($(head -c 300 "$scratch/$name.err"))"
+  if [ -n "$with_json" ]; then
+    "$@" --json > "$scratch/$name.json" 2> /dev/null || true
+    python3 "$rules" "$name" "$scratch/$name.txt" "$scratch/$name.json" || fail "$name: the text view breaks the rules"
+  else
+    python3 "$rules" "$name" "$scratch/$name.txt" || fail "$name: the text view breaks the rules"
+  fi
+  views=$((views + 1))
 }
-check broken env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env"
-check link env LD_LIBRARY_PATH="$scratch/opt/cuda/lib64" "$CONDACUDA" doctor -p "$env"
-check healthy env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env"
-env LD_LIBRARY_PATH="$system" "$CONDACUDA" repair -p "$env" > /dev/null
-check repaired env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env"
-check not-activated env LD_LIBRARY_PATH="$system" "$CONDACUDA" doctor -p "$env" --context not-activated
+old=(env LD_LIBRARY_PATH="$system")
+check broken --json "${old[@]}" "$CONDACUDA" doctor -p "$env"
+check link --json env LD_LIBRARY_PATH="$scratch/opt/cuda/lib64" "$CONDACUDA" doctor -p "$env"
+check healthy --json env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env"
+check info "${old[@]}" "$CONDACUDA" info -p "$env"
+check list "$CONDACUDA" list
+check repair-dry-run "${old[@]}" "$CONDACUDA" repair -p "$env" --dry-run
+"${old[@]}" "$CONDACUDA" repair -p "$env" > "$scratch/repair.txt"
+python3 "$rules" repair "$scratch/repair.txt" || fail "repair: the text view breaks the rules"
+check repaired --json "${old[@]}" "$CONDACUDA" doctor -p "$env"
+check not-activated --json "${old[@]}" "$CONDACUDA" doctor -p "$env" --context not-activated
+# (lock without -o writes the lockfile itself, YAML, not a view)
+"$CONDACUDA" lock -p "$env" -o "$scratch/env.lock" > "$scratch/lock.txt"
+python3 "$rules" lock "$scratch/lock.txt" || fail "lock -o: the text view breaks the rules"
+check lock-check "$CONDACUDA" lock -p "$env" --check "$scratch/env.lock"
+sed 's/12\.4\.127/12.4.99/' "$scratch/env.lock" > "$scratch/drifted.lock"
+check lock-drift "$CONDACUDA" lock -p "$env" --check "$scratch/drifted.lock"
+check check-link "$CONDACUDA" check -p "$env" --link-only sm_90
+mkdir -p "$scratch/nodes"
+for node in 1 2 3; do
+  SLURMD_NODENAME=gpu00$node env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --json --context not-activated \
+    > "$scratch/nodes/gpu00$node.json" || true
+done
+SLURMD_NODENAME=gpu004 "${old[@]}" "$CONDACUDA" doctor -p "$env" --json --context not-activated > "$scratch/nodes/gpu004.json" || true
+check fleet "$CONDACUDA" fleet --from "$scratch/nodes"
+"${old[@]}" "$CONDACUDA" repair -p "$env" --pin > "$scratch/pin.txt"
+python3 "$rules" pin "$scratch/pin.txt" || fail "repair --pin: the text view breaks the rules"
+check undo "$CONDACUDA" undo -p "$env"
+views=$((views + 3))
+
 grep -q 'is a link to' "$scratch/link.txt" || fail "the link's line is missing"
+grep -q "^         condacuda repair -p '$env' --pin$" "$scratch/not-activated.txt" ||
+  fail "the not-activated fix has no pin command of its own: $(cat "$scratch/not-activated.txt")"
+note "$views text views of 10 commands within the layout rules"

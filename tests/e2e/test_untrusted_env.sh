@@ -209,8 +209,9 @@ cp -a "$env" "$scratch/a:b"
 status=0
 LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64 "$CONDACUDA" repair -p "$scratch/a:b" > "$scratch/colon.out" 2>&1 || status=$?
 expect_eq "$status" 1 "repair of a prefix holding ':'"
-grep -q "LD_LIBRARY_PATH cannot hold '$scratch/a:b', those characters separate its entries" "$scratch/colon.out" ||
-  fail "the ':' is not named as the cause: $(grep fix: "$scratch/colon.out")"
+# (the text view wraps at 100 columns: the words are read across its lines)
+grep -q "LD_LIBRARY_PATH cannot hold '$scratch/a:b', those characters separate its entries" <<< "$(tr -s '\n ' '  ' < "$scratch/colon.out")" ||
+  fail "the ':' is not named as the cause: $(cat "$scratch/colon.out")"
 long=$scratch/long
 while [ ${#long} -lt 4200 ]; do long=$long/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; done
 quick doctor -p "$long"

@@ -33,3 +33,33 @@ TEST_CASE("the same package for another major") {
   CHECK_FALSE(rebuild_for("torch", "2.5.1+cu118", 10)); // no index for it
   CHECK_FALSE(rebuild_for("numpy", "2.1.0", 12));
 }
+
+TEST_CASE("the major a conda build string names; cudnn and cpu builds name none") {
+  CHECK(cuda_major_of_conda_build("cuda126_mkl_py312_h30b5a27_300") == 12); // conda-forge's pytorch
+  CHECK(cuda_major_of_conda_build("py3.11_cuda11.8_cudnn8.7.0_0") == 11);   // PyTorch's own channel
+  CHECK(cuda_major_of_conda_build("cuda120py312hd0a6e0e_201") == 12);       // conda-forge's jaxlib
+  CHECK(cuda_major_of_conda_build("cuda130_py313_h0123456_0") == 13);
+  CHECK_FALSE(cuda_major_of_conda_build("cpu_mkl_py312_h1234567_100"));
+  CHECK_FALSE(cuda_major_of_conda_build("py312_cudnn9_0"));
+  CHECK_FALSE(cuda_major_of_conda_build(""));
+}
+
+TEST_CASE("what says a package is built for a major: name, local version, build string, requirements") {
+  CHECK(built_for("cupy-cuda11x", "12.3.0", "", {})->evidence == "its name");
+  CHECK(built_for("torch", "2.5.1+cu118", "", {})->evidence == "its local version +cu118");
+  CHECK(built_for("pytorch", "2.5.1", "py3.11_cuda11.8_cudnn8.7.0_0", {})->major == 11);
+  ComponentRequirement cudart{"torch", "2.5.1", "pip", "cuda_runtime", {}};
+  cudart.requirement.name = "nvidia-cuda-runtime-cu11";
+  cudart.requirement.text = "nvidia-cuda-runtime-cu11==11.8.89";
+  auto from_requirements = built_for("torch", "2.5.1", "", {cudart});
+  REQUIRE(from_requirements);
+  CHECK(from_requirements->major == 11);
+  CHECK(from_requirements->evidence == "its requirement nvidia-cuda-runtime-cu11==11.8.89");
+  ComponentRequirement other = cudart;
+  other.requirement.name = "nvidia-cublas-cu12";
+  CHECK_FALSE(built_for("torch", "2.5.1", "", {cudart, other})); // two majors: it says nothing
+  CHECK_FALSE(built_for("numpy", "2.1.0", "", {cudart}));         // another package's requirement
+  CHECK(conda_rebuild_command("pytorch", 12) == "conda install pytorch 'cuda-version=12'");
+  // PyPI's torch (no local version) is named in another major by PyTorch's index too.
+  CHECK(rebuild_for("torch", "2.5.1", 12)->index_url == "https://download.pytorch.org/whl/cu126");
+}

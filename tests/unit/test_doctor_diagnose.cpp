@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "doctor/alignment_findings.hpp"
 #include "doctor/diagnose.hpp"
 #include "doctor/grouping.hpp"
 #include "support/demo_env.hpp"
@@ -195,4 +196,23 @@ TEST_CASE("a healthy env has no finding") {
     INFO(r.file);
     CHECK(r.loads);
   }
+}
+
+TEST_CASE("a consumer built for another major: pip's steps, or conda's command in words") {
+  using namespace condacuda;
+  inventory::Inventory inv;
+  auto pip = doctor::consumer_rebuild("pip", "cupy-cuda11x", "12.3.0", "", inv, 12);
+  REQUIRE(pip);
+  CHECK(pip->built == 11);
+  CHECK(pip->actions.size() == 2);
+  CHECK(pip->words == "`pip uninstall -y cupy-cuda11x` then `pip install cupy-cuda12x`");
+  auto conda = doctor::consumer_rebuild("conda", "pytorch", "2.5.1", "py3.11_cuda11.8_cudnn8.7.0_0", inv, 12);
+  REQUIRE(conda);
+  CHECK(conda->built == 11);
+  CHECK(conda->actions.empty()); // a conda step is the user's: words only
+  CHECK(conda->words == "`conda install pytorch 'cuda-version=12'` (or mamba/pixi)");
+  CHECK(conda->evidence == "its build string py3.11_cuda11.8_cudnn8.7.0_0");
+  CHECK_FALSE(doctor::consumer_rebuild("pip", "cupy-cuda12x", "13.6.0", "", inv, 12)); // built for the env's major
+  CHECK_FALSE(doctor::consumer_rebuild("pip", "numpy", "2.1.0", "", inv, 12));         // nothing says
+  CHECK_FALSE(doctor::consumer_rebuild("pip", "cupy-cuda11x", "12.3.0", "", inv, -1)); // no env major
 }

@@ -164,11 +164,12 @@ TEST_CASE("lock --check diff: added, removed, version, sha256, verdict; notes th
 
   std::string text = report::lock_check_text(d, "cuda.lock.yml", "demo", report::Style{});
   CHECK(text.find("cuda.lock.yml: env 'demo' has drifted: 6 changes") == 0);
-  CHECK(text.find("\n  removed  cudart lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12  ") != std::string::npos);
+  // Wider than 100 columns: each change's locked and current values on lines of their own under it.
+  CHECK(text.find("\n  removed  cudart lib/python3.11/site-packages/nvidia/cuda_runtime/lib/libcudart.so.12\n"
+                  "      LOCKED  pip nvidia-cuda-runtime-cu12 12.1.105\n      NOW     -\n") != std::string::npos);
   CHECK(text.find("aaaaaaaaaaaaaaaa") == std::string::npos); // only changed hashes are shown
   auto sha_line = text.substr(text.find("\n  sha256 "), 200);
-  CHECK(sha_line.find("cccccccccccccccc ") != std::string::npos);
-  CHECK(sha_line.find(" dddddddddddddddd\n") != std::string::npos);
+  CHECK(sha_line.find("\n      LOCKED  cccccccccccccccc\n      NOW     dddddddddddddddd\n") != std::string::npos);
   CHECK(text.find("\n  rule symbols now: libcusparse.so.12 -> libnvJitLink.so.12: 4 symbols, 1 missing") != std::string::npos);
   auto j = report::lock_check_json(d, "cuda.lock.yml", env::EnvRecord{"demo", "/envs/demo", env::EnvKind::conda, ""});
   CHECK(j.string_at("lock") == "cuda.lock.yml");

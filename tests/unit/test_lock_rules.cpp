@@ -259,7 +259,7 @@ TEST_CASE("CUDA 13 wheels in a CUDA 12 torch env: the consumers' major decides, 
   for (const auto& f : findings)
     if (f.title.starts_with("toolkit libraries of another CUDA major")) mixed = &f;
   REQUIRE(mixed);
-  CHECK(mixed->fix == "pip uninstall nvidia-cusparse nvidia-nvjitlink (the env's CUDA 12 copies stay: "
+  CHECK(mixed->fix == "`pip uninstall -y nvidia-cusparse nvidia-nvjitlink` (the env's CUDA 12 copies stay: "
                       "nvidia-cusparse-cu12 12.1.0.106, nvidia-nvjitlink-cu12 12.1.105)");
   CHECK(mixed->fix.find("install nvidia-cusparse-cu12") == std::string::npos); // installed: never advised
   CHECK(mixed->affects.size() == 2);

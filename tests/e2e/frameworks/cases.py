@@ -29,6 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import standins  # noqa: E402
+import text_rules  # noqa: E402
 
 PROBE = ("import sys\ntry:\n    import torch\n    print('loads')\nexcept BaseException as e:\n"
          "    print('fails', type(e).__name__ + ': ' + str(e))\n")
@@ -77,9 +78,14 @@ class Case:
         return subprocess.run([self.condacuda, *args], capture_output=True, text=True, env=self.vars, cwd=self.home)
 
     def doctor(self, *extra):
+        """doctor --json, and its text view held to the layout rules (text_rules.py)."""
         r = self.condacuda_run("doctor", "-p", self.env, "--json", *extra)
         check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
-        return r.returncode, json.loads(r.stdout)
+        doc = json.loads(r.stdout)
+        problems = text_rules.violations("doctor", self.condacuda_run("doctor", "-p", self.env, *extra).stdout, doc)
+        if problems:
+            raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s" % problems)
+        return r.returncode, doc
 
 
 def program(doc, name="torch"):
@@ -123,7 +129,7 @@ def user_site(condacuda, work):
     check(rc == 1, "doctor exits 1 (healthy before this wave)")
     check("fails " + program(doc)["error"] == real, "doctor's error is the real one")
     fails = [f for f in doc["findings"] if f["code"] == "import-fails"]
-    check(len(fails) == 1 and fails[0]["fix"] == "pip uninstall --user nvidia-nvjitlink-cu12",
+    check(len(fails) == 1 and fails[0]["fix"] == "pip uninstall -y --user nvidia-nvjitlink-cu12",
           "import-fails names the wheel: %s" % (fails[0]["fix"] if fails else None))
     check(any("the user site" in e for e in fails[0]["evidence"]), "and says it came from the user site")
     check(not any("repair" in f["fix"] or "--pin" in f["fix"] for f in fails), "no repair or pin is offered for it")

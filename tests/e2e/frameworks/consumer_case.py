@@ -24,6 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import standins  # noqa: E402
+import text_rules  # noqa: E402
 
 PROBE = "try:\n    import cupy\n    print('loads')\nexcept BaseException as e:\n    print('fails', type(e).__name__ + ': ' + str(e))\n"
 
@@ -74,7 +75,12 @@ class Env:
     def doctor(self):
         r = subprocess.run([self.condacuda, "doctor", "-p", self.env, "--json"], capture_output=True, text=True, env=self.vars)
         check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
-        return r.returncode, json.loads(r.stdout)
+        doc = json.loads(r.stdout)
+        text = subprocess.run([self.condacuda, "doctor", "-p", self.env], capture_output=True, text=True, env=self.vars).stdout
+        problems = text_rules.violations("doctor", text, doc)
+        if problems:
+            raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s" % problems)
+        return r.returncode, doc
 
     def follow(self, finding):
         for a in finding["actions"]:

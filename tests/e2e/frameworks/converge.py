@@ -14,6 +14,10 @@ env (bash sources its activate.d, as `conda activate` does), `pip-install` and
 the variable. It asserts, per scenario: healthy within 3 steps, never a state
 seen before, the real import working at the end (in the activated shell when
 a repair ran). Prints the figure: "N/N converge, median K step(s)".
+
+Each state's default text view (doctor's, and repair's where a step runs it)
+is held to the layout rules too (text_rules.py): within 100 columns, no
+loader terms, the error said once, each step alone on a line as a command.
 """
 import json
 import os
@@ -24,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import standins  # noqa: E402
+import text_rules  # noqa: E402
 
 MAX_STEPS = 3
 WHEEL_COMPONENT = {name: comp for comp, (name, _) in standins.CU12_WHEELS.items()}
@@ -95,7 +100,10 @@ class Scenario:
         r = self.shell([self.h.condacuda, "doctor", "-p", self.env, "--json"])
         if r.returncode not in (0, 1):
             raise SystemExit("FAIL %s: doctor exited %d: %s" % (self.name, r.returncode, r.stderr.strip()))
-        return r.returncode, json.loads(r.stdout)
+        doc = json.loads(r.stdout)
+        text = self.shell([self.h.condacuda, "doctor", "-p", self.env]).stdout
+        self.h.check_text("%s: doctor" % self.name, text, doc)
+        return r.returncode, doc
 
     def real(self):
         code = "try:\n    import %s\n    print('loads')\nexcept BaseException as e:\n    print('fails', e)\n" % self.module
@@ -104,12 +112,15 @@ class Scenario:
     def apply(self, action):
         kind, args = action["kind"], action["args"]
         if kind == "repair":
-            r = self.shell([self.h.condacuda, "repair", "-p", args[0]])
+            r = self.shell([self.h.condacuda, "repair", "-p"] + args)
             if r.returncode != 0:
                 raise SystemExit("FAIL %s: repair exited %d: %s" % (self.name, r.returncode, r.stdout[-600:]))
+            self.h.check_text("%s: repair" % self.name, r.stdout)
             self.activated = True  # then `conda activate` (venv: nothing to activate, the repair pinned)
         elif kind in ("pip-install", "pip-uninstall"):
             self.h.pip(self, *args)
+        elif kind == "activate":  # conda deactivate; conda activate PREFIX: the hook sourced again
+            self.activated = True
         elif kind == "remove-path-entry":
             var, entry = args
             kept = [e for e in self.vars.get(var, "").split(":") if e and e != entry]
@@ -124,10 +135,15 @@ class Scenario:
 class Harness:
     def __init__(self, condacuda, work):
         self.condacuda, self.work = condacuda, work
+        self.text_views, self.text_problems = 0, []
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         self.lib = standins.Libraries(os.path.join(work, "build"))
         self.tk = self.lib.toolkit(12, "$ORIGIN/../../nvjitlink/lib:$ORIGIN")
+
+    def check_text(self, name, text, doc=None):
+        self.text_views += 1
+        self.text_problems += text_rules.violations(name, text, doc)
 
     @staticmethod
     def uninstall(site, name):
@@ -220,6 +236,11 @@ def main(condacuda, work):
         if s.real() == "loads" and s.doctor()[0] == 0:
             raise SystemExit("FAIL %s: the scenario is not broken: the import loads and doctor is healthy" % s.name)
     steps = {s.name: run(s) for s in corpus}
+    for p in h.text_problems:
+        print("FAIL: " + p)
+    if h.text_problems:
+        raise SystemExit("FAIL: %d rule(s) of the text view broken in %d views" % (len(h.text_problems), h.text_views))
+    print("%d text views (doctor's, repair's) within the layout rules" % h.text_views)
     print("%d/%d converge, median %g step(s), at most %d" % (len(steps), len(corpus), statistics.median(steps.values()),
                                                              max(steps.values())))
 

@@ -27,6 +27,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import standins  # noqa: E402
+import text_rules  # noqa: E402
 
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-jupyter-client and python3-ipykernel
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyter_server.py")
@@ -126,9 +127,15 @@ class Jupyter:
                               cwd=self.home, timeout=300)
 
     def doctor(self):
+        """doctor --json, and its text view held to the layout rules (text_rules.py)."""
         r = self.run("doctor", "-p", self.env, "--json")
         check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
-        return r.returncode, json.loads(r.stdout)
+        doc = json.loads(r.stdout)
+        text = self.run("doctor", "-p", self.env).stdout
+        problems = text_rules.violations("doctor", text, doc)
+        if problems:
+            raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s\n%s" % (problems, text))
+        return r.returncode, doc
 
 
 def findings(doc, code):
