@@ -24,7 +24,7 @@ std::string upgrade_command(const lock::RuleFailure& f) {
   auto space = f.provider_package.find(' ');
   std::string package = f.provider_package.substr(0, space);
   std::string spec = f.needed_release.empty() ? package : package + ">=" + f.needed_release;
-  if (f.provider_manager == "pip") return command_line(upgrade_actions(f).front());
+  if (const auto steps = upgrade_actions(f); !steps.empty()) return command_line(steps.front());
   if (f.provider_manager == "conda") return "`conda install " + util::shell_word(spec) + "` (or mamba/pixi)";
   std::string wanted = f.provider_soname + (f.needed_release.empty() ? "" : " >= " + f.needed_release);
   if (f.provider_package.empty())
@@ -182,7 +182,7 @@ std::optional<ConsumerRebuild> consumer_rebuild(const std::string& manager, cons
   if (!built || built->major == env_major) return std::nullopt;
   ConsumerRebuild out{built->major, built->evidence, {}, ""};
   if (manager == "conda") {
-    out.words = "`" + inventory::conda_rebuild_command(package, env_major) + "` (or mamba/pixi)";
+    out.words = "`" + inventory::conda_rebuild_command(package, env_major, build) + "` (or mamba/pixi)";
     return out;
   }
   if (manager != "pip") return std::nullopt;

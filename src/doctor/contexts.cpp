@@ -27,12 +27,15 @@ namespace {
 // or launch through `condacuda run` (the first failing import as the command).
 void not_activated_fix(Finding& f, const DoctorInputs& in, const std::string& statement) {
   const FixAction pin{"repair", {in.env.prefix, "--pin"}};
-  std::string run = "condacuda run -p " + util::quote_posix(in.env.prefix) + " -- ";
-  // The env's own bin/python (a venv's real interpreter lies outside it, and without its site-packages).
-  run += statement.empty() || !in.host_program ? "COMMAND"
-                                               : util::shell_word(in.env.prefix + "/bin/python") + " -c " + util::shell_word(statement);
+  const std::string run = "condacuda run -p " + util::quote_posix(in.env.prefix) + " -- ";
+  // The env's own bin/python (a venv's real interpreter lies outside it, and without its site-packages);
+  // with no import to name, the words say where the command goes (a placeholder is no command to paste).
+  const std::string launch =
+      statement.empty() || !in.host_program
+          ? "start the program after " + run
+          : "`" + run + util::shell_word(in.env.prefix + "/bin/python") + " -c " + util::shell_word(statement) + "`";
   f.fix = "pin the libraries whose dependencies LD_LIBRARY_PATH shadows, so the env loads however it is launched: `" +
-          command_line(pin) + "`; or launch through condacuda: `" + run + "`";
+          command_line(pin) + "`; or launch through condacuda: " + launch;
   f.actions = {pin};
 }
 

@@ -174,15 +174,16 @@ private:
     }
   }
 
-  std::string install_hint(const std::string& soname) const {
+  // Sets the finding's step (pip install) when the component has a wheel to name.
+  std::string install_hint(Finding& f, const std::string& soname) const {
     auto kind = inventory::classify_library(soname);
     if (!kind) return "install the package that provides " + soname + " into the env";
     int major = kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
     if (major < 0 && report_.inputs.inventory.cuda_majors.size() == 1) major = report_.inputs.inventory.cuda_majors[0];
     std::string wheel = inventory::wheel_for_component(kind->id, major);
-    const auto steps = install_actions(soname);
-    if (!steps.empty())
-      return "install " + soname + " into the env: `" + command_line(steps.front()) + "` (or the conda package of that component)";
+    f.actions = install_actions(soname);
+    if (!f.actions.empty())
+      return "install " + soname + " into the env: `" + command_line(f.actions.front()) + "` (or the conda package of that component)";
     return "install " + soname + " into the env (pip: " + wheel + ", or the conda package of that component)";
   }
 
@@ -277,8 +278,7 @@ private:
               "path then finds it without activation) and puts " + fs::path(f.expected).parent_path().string() +
               " on LD_LIBRARY_PATH when the env is activated";
     } else if (!consumer_fix(f, soname, requester)) {
-      f.fix = install_hint(soname);
-      f.actions = install_actions(soname);
+      f.fix = install_hint(f, soname);
     }
     add_affected(f, root);
   }
@@ -379,14 +379,14 @@ private:
                   ? put_env_first(f, " (the env's folders go first once activated; `condacuda run` without activation)", f.expected) +
                         (f.via == "ld_library_path" ? ", or remove '" + f.via_entry + "' from LD_LIBRARY_PATH" : "") +
                         point_link_elsewhere(f)
-              : package.empty() ? install_hint(e.library) + at_least
+              : package.empty() ? install_hint(f, e.library) + at_least
                                 : "upgrade " + package + " in the env" + at_least;
       if (!f.expected_satisfies && !package.empty()) {
         f.actions = upgrade_actions(f.expected, f.min_release);
         f.fix += step_words(f);
       }
     } else {
-      f.fix = install_hint(e.library.empty() ? e.name : e.library);
+      f.fix = install_hint(f, e.library.empty() ? e.name : e.library);
     }
     add_affected(f, root);
   }
@@ -412,7 +412,7 @@ private:
     if (!f.via.empty()) f.evidence.back() = "loaded for it: " + shown(definer) + ", found through " + f.via_entry;
     f.fix = !f.expected.empty() && normal(prefix_ + "/" + f.expected) != definer
                 ? put_env_first(f, " so the env's " + f.expected + " is found first", f.expected)
-                : install_hint(e.library);
+                : install_hint(f, e.library);
     add_affected(f, root);
   }
 
@@ -549,7 +549,7 @@ private:
         f.fix = "install its CUDA " + std::to_string(env_major) + " build: " + rebuild->words;
       } else if (lost) {
         f.evidence.push_back("the env has no " + *o.soname + " of its own");
-        f.fix = install_hint(*o.soname);
+        f.fix = install_hint(f, *o.soname);
       } else {
         expect_env_file(f, *o.soname);
         f.fix = put_env_first(f, " so the env's own copy is found first", f.expected);

@@ -50,41 +50,46 @@ const frameworks::ProgramOpen* cause_of(const frameworks::ProgramResult& r, cons
   return nullptr;
 }
 
-// The fix for a copy a preload took from a sys.path folder outside the env.
-std::string outside_fix(const frameworks::ProgramOpen& cause, const frameworks::PythonView& view, const std::string& cwd) {
+// The fix for a copy a preload took from a sys.path folder outside the env,
+// in words and, where it is one, as steps. `pip uninstall` has no --user
+// (pypa/pip#5176): in a conda env the env's pip removes the copy it finds
+// first on sys.path, the user site's; a venv's pip will not uninstall outside
+// the venv (the same thread), so the base interpreter's pip is named.
+void outside_fix(Finding& f, const frameworks::ProgramOpen& cause, const DoctorInputs& in, const std::string& cwd) {
+  const frameworks::PythonView& view = *in.python;
   const auto entry = std::find_if(view.sys_path.begin(), view.sys_path.end(),
                                   [&](const python::SysPathEntry& e) { return e.path == cause.entry; });
   const std::string site = entry == view.sys_path.end() ? cause.entry : entry->folder(cwd);
   const std::string abs = python::abspath(cause.path, cwd);
   const std::string dist = abs.starts_with(site + "/") ? frameworks::owner_wheel(site, abs.substr(site.size() + 1), *view.probe).first : "";
   const std::string wheel = dist.empty() ? "the wheel that installed " + abs : dist;
+  f.actions.clear();
   switch (cause.origin) {
   case python::PathOrigin::user_site:
-    return dist.empty() ? "uninstall " + wheel + " from the user site (`pip uninstall --user` it)"
-                        : command_line({"pip-uninstall", {"uninstall", "-y", "--user", dist}});
-  case python::PathOrigin::pythonpath: return "remove '" + cause.entry + "' from PYTHONPATH (or `pip uninstall " + wheel + "` there)";
+    if (dist.empty()) {
+      f.fix = "uninstall " + wheel + " from the user site";
+    } else if ((in.env.kind == env::EnvKind::venv || in.env.kind == env::EnvKind::uv) && in.host_program) {
+      f.fix = "uninstall it with the base interpreter's pip (a venv's pip does not uninstall outside the venv): `" +
+              util::shell_word(*in.host_program) + " -m pip uninstall -y " + util::shell_word(dist) + "`";
+    } else {
+      f.actions = {{"pip-uninstall", {"uninstall", "-y", dist}}};
+      f.fix = "`" + command_line(f.actions[0]) + "` with the env's pip (it removes the copy it finds first on sys.path, the "
+              "user site's)";
+    }
+    return;
+  case python::PathOrigin::pythonpath:
+    f.actions = {{"remove-path-entry", {"PYTHONPATH", cause.entry}}};
+    f.fix = "remove '" + cause.entry + "' from PYTHONPATH";
+    return;
   case python::PathOrigin::pth:
-    return "remove the line that adds '" + cause.entry + "' from " + (entry == view.sys_path.end() ? "its .pth file" : entry->pth_file);
-  case python::PathOrigin::script_dir: return "start python from another folder: the working directory '" + cwd + "' holds " + abs;
+    f.fix = "remove the line that adds '" + cause.entry + "' from " + (entry == view.sys_path.end() ? "its .pth file" : entry->pth_file);
+    return;
+  case python::PathOrigin::script_dir: f.fix = "start python from another folder: the working directory '" + cwd + "' holds " + abs; return;
   case python::PathOrigin::system_site:
-    return "uninstall " + wheel + " from the base interpreter's site-packages, or set include-system-site-packages = false in pyvenv.cfg";
-  default: return "";
+    f.fix = "uninstall " + wheel + " from the base interpreter's site-packages, or set include-system-site-packages = false in pyvenv.cfg";
+    return;
+  default: return;
   }
-}
-
-// The same fix as steps, where it is one: the user site's wheel uninstalled,
-// the PYTHONPATH entry removed.
-std::vector<FixAction> outside_actions(const frameworks::ProgramOpen& cause, const frameworks::PythonView& view,
-                                       const std::string& cwd) {
-  const std::string abs = python::abspath(cause.path, cwd);
-  if (cause.origin == python::PathOrigin::pythonpath) return {{"remove-path-entry", {"PYTHONPATH", cause.entry}}};
-  if (cause.origin != python::PathOrigin::user_site) return {};
-  const auto entry = std::find_if(view.sys_path.begin(), view.sys_path.end(),
-                                  [&](const python::SysPathEntry& e) { return e.path == cause.entry; });
-  const std::string site = entry == view.sys_path.end() ? cause.entry : entry->folder(cwd);
-  const std::string dist = abs.starts_with(site + "/") ? frameworks::owner_wheel(site, abs.substr(site.size() + 1), *view.probe).first : "";
-  if (dist.empty()) return {};
-  return {{"pip-uninstall", {"uninstall", "-y", "--user", dist}}};
 }
 
 Finding import_fails_finding(const ProgramReport& p, const DoctorInputs& in) {
@@ -113,8 +118,7 @@ Finding import_fails_finding(const ProgramReport& p, const DoctorInputs& in) {
   }
   if (cause && outside_env(python::abspath(cause->path, cwd), in.env.prefix)) {
     f.expected = cause->library;
-    f.fix = outside_fix(*cause, *in.python, cwd);
-    f.actions = outside_actions(*cause, *in.python, cwd);
+    outside_fix(f, *cause, in, cwd);
     f.evidence.push_back("the soname is then loaded: the env's own copy is never opened, so no repair, pin or LD_LIBRARY_PATH "
                          "change of the env helps");
   }
@@ -209,8 +213,7 @@ std::vector<Finding> outside_wheel_findings(const DoctorInputs& in) {
     cause.path = f.resolved;
     cause.entry = lib.entry;
     cause.origin = lib.origin;
-    f.fix = outside_fix(cause, *in.python, in.python->launch.cwd);
-    f.actions = outside_actions(cause, *in.python, in.python->launch.cwd);
+    outside_fix(f, cause, in, in.python->launch.cwd);
     out.push_back(std::move(f));
   }
   return out;

@@ -12,9 +12,11 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
-// "11" -> 11; "117" -> 11 (CUDA 11.7); "118" -> 11; "12" -> 12; "130" -> 13.
+// "11" -> 11; "117" -> 11 (CUDA 11.7); "118" -> 11; "12" -> 12; "130" -> 13;
+// "92" -> 9 (CUDA 9.2: majors below 10 are one digit, its minor after it).
 std::optional<int> major_of_digits(std::string_view d) {
   if (!all_digits(d) || d.size() < 2 || d.size() > 3) return std::nullopt;
+  if (d[0] != '1') return d.size() == 2 ? std::optional<int>(d[0] - '0') : std::nullopt;
   return (d[0] - '0') * 10 + (d[1] - '0');
 }
 
@@ -60,7 +62,11 @@ std::optional<int> cuda_major_of_conda_build(std::string_view build) {
   for (auto at = build.find("cuda"); at != std::string_view::npos; at = build.find("cuda", at + 4)) {
     std::size_t end = at + 4;
     while (end < build.size() && std::isdigit(static_cast<unsigned char>(build[end]))) ++end;
-    if (const auto major = major_of_digits(build.substr(at + 4, end - at - 4))) return major;
+    const std::string_view digits = build.substr(at + 4, end - at - 4);
+    // "cuda11.8", "cuda9.2.148": the digits before the dot are the major.
+    if (end < build.size() && build[end] == '.' && !digits.empty() && digits.size() <= 2)
+      return digits.size() == 1 ? digits[0] - '0' : (digits[0] - '0') * 10 + (digits[1] - '0');
+    if (const auto major = major_of_digits(digits)) return major;
   }
   return std::nullopt;
 }
@@ -85,7 +91,13 @@ std::optional<BuiltFor> built_for(std::string_view name, std::string_view versio
   return found;
 }
 
-std::string conda_rebuild_command(std::string_view name, int major) {
+std::string conda_rebuild_command(std::string_view name, int major, std::string_view build) {
+  const std::string n = lower(name);
+  const bool pytorch_channel = (n == "pytorch" || n == "torchvision" || n == "torchaudio") && build.find("_cuda") != std::string_view::npos &&
+                               build.find("_cudnn") != std::string_view::npos;
+  const char* pytorch_cuda = major == 11 ? "11.8" : major == 12 ? "12.4" : nullptr;
+  if (pytorch_channel && pytorch_cuda)
+    return "conda install " + std::string(name) + " pytorch-cuda=" + pytorch_cuda + " -c pytorch -c nvidia";
   return "conda install " + std::string(name) + " 'cuda-version=" + std::to_string(major) + "'";
 }
 

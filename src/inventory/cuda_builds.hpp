@@ -44,8 +44,12 @@ std::optional<BuiltFor> built_for(std::string_view name, std::string_view versio
 // conda-forge's and NVIDIA's CUDA packages depend on the `cuda-version`
 // metapackage of their major (conda-forge/cuda-feedstock recipe/README.md,
 // "Metapackage dependencies on cuda-version"), so asking for that major's
-// cuda-version makes the solver pick the package's build for it.
-std::string conda_rebuild_command(std::string_view name, int major);
+// cuda-version makes the solver pick the package's build for it. A build of
+// PyTorch's own channel ("py3.11_cuda11.8_cudnn8.7.0_0") is chosen by its
+// pytorch-cuda metapackage instead (pytorch.org/get-started/previous-versions:
+// `conda install pytorch ... pytorch-cuda=12.4 -c pytorch -c nvidia`; 11.8 and
+// 12.4 the last of each major it published).
+std::string conda_rebuild_command(std::string_view name, int major, std::string_view build = "");
 
 // The same package for `major`: what to uninstall and install with pip, and
 // the index to install from (PyTorch's), when the package is one condacuda

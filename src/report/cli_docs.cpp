@@ -478,7 +478,7 @@ const std::vector<FindingDoc>& finding_docs() {
       {doctor::code::import_fails, "error",
        "a framework's import (import torch, jax.devices(), import cupy), run as its release's recipe runs it, fails where no "
        "library finding explains it (a preload took an older copy from the user site or PYTHONPATH): the recipe, what it "
-       "preloaded from where, the error, and the fix that changes it (pip uninstall --user, the PYTHONPATH entry to drop)"},
+       "preloaded from where, the error, and the fix that changes it (the user site's wheel uninstalled, the PYTHONPATH entry to drop)"},
       {doctor::code::outside_wheel, "warning",
        "an NVIDIA wheel in a sys.path folder outside the env (the user site, PYTHONPATH) holds another version of a library the "
        "env has: where it is on sys.path, and how to remove it"},

@@ -1,5 +1,7 @@
 #include "report/info_report.hpp"
 
+#include "report/layout.hpp"
+
 #include <algorithm>
 
 #include "util/strings.hpp"
@@ -240,7 +242,7 @@ std::string info_text(const env::EnvRecord& env, const app::EnvInfo& info, const
   }
   out += frameworks_text(info, style);
   for (const auto& w : inv.warnings) out += style.yellow("warning: ") + w + "\n";
-  return out;
+  return fit(out); // within 100 columns (tables lay themselves out; a path longer than a line stays whole)
 }
 
 Json list_json(const std::vector<app::ListedEnv>& rows) {

@@ -6,8 +6,6 @@
 
 namespace condacuda::report {
 
-namespace {
-// Columns `text` takes on a terminal: colour codes (ESC ... m) take none.
 std::size_t visible_width(std::string_view text) {
   std::size_t visible = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -15,11 +13,10 @@ std::size_t visible_width(std::string_view text) {
       while (i < text.size() && text[i] != 'm') ++i;
       continue;
     }
-    ++visible;
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++visible; // a UTF-8 code point, not its continuation bytes
   }
   return visible;
 }
-} // namespace
 
 std::string wrap(const std::string& lead, std::size_t lead_width, std::string_view text, std::size_t indent,
                  std::size_t width) {
@@ -130,7 +127,7 @@ FixText split_fix(std::string_view fix) {
 std::string path_variable_text(const std::string& styled_name, const std::string& name,
                                const std::optional<std::string>& value, const std::string& note, std::size_t width) {
   const std::string shown = value ? "'" + *value + "'" : "(unset)";
-  if (!value || name.size() + 1 + shown.size() + 2 + note.size() <= width || value->find_first_of(":;") == std::string::npos)
+  if (!value || name.size() + 1 + shown.size() + 2 + visible_width(note) <= width || value->find_first_of(":;") == std::string::npos)
     return wrap(styled_name + " ", name.size() + 1, shown + "  " + note, 2, width);
   const auto entries = util::split(*value, ":;"); // glibc splits at both
   std::string out = wrap(styled_name + " ", name.size() + 1, std::to_string(entries.size()) + " entries, in order " + note, 2, width);

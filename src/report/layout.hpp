@@ -12,6 +12,9 @@ namespace condacuda::report {
 
 inline constexpr std::size_t text_width = 100;
 
+// Columns `text` takes on a terminal: UTF-8 code points; colour codes (ESC ... m) take none.
+std::size_t visible_width(std::string_view text);
+
 // `text` after `lead` (whose visible width is `lead_width`: it may hold
 // colour codes), broken at spaces before `width`; each further line starts
 // with `indent` spaces. Ends with a newline.

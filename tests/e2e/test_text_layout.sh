@@ -6,7 +6,7 @@
 # user pastes. Views: doctor broken by an older system nvJitLink (straight,
 # and through a link whose target it names), healthy, repaired, judged
 # without activation (an error then, with its steps); repair, its dry run and
-# a pin; undo; info; list; lock -o and lock --check (matching, and drifted);
+# a pin; undo; info (before and after the pin); list; lock -o and lock --check (matching, and drifted);
 # check --link-only; fleet --from on node documents of this env. The
 # convergence harness (e2e.converge) holds doctor's and repair's views of its
 # 31 scenarios to the same rules.
@@ -64,6 +64,7 @@ SLURMD_NODENAME=gpu004 "${old[@]}" "$CONDACUDA" doctor -p "$env" --json --contex
 check fleet "$CONDACUDA" fleet --from "$scratch/nodes"
 "${old[@]}" "$CONDACUDA" repair -p "$env" --pin > "$scratch/pin.txt"
 python3 "$rules" pin "$scratch/pin.txt" || fail "repair --pin: the text view breaks the rules"
+check info-pinned "$CONDACUDA" info -p "$env"
 check undo "$CONDACUDA" undo -p "$env"
 views=$((views + 3))
 

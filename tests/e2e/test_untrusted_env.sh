@@ -146,9 +146,11 @@ for command in info doctor lock "repair --dry-run"; do
   # shellcheck disable=SC2086 # the command's words
   quick $command -p "$scratch/f"
   cat "$scratch/q.out" >> "$scratch/q.err" # info shows its warnings in its report
-  grep -q "METADATA is not a regular file (a FIFO)" "$scratch/q.err" || { cat "$scratch/q.err" >&2; fail "$command: the FIFO METADATA is not named"; }
-  grep -q "no readable RECORD (it is not a regular file (a character device))" "$scratch/q.err" || fail "$command: the /dev/zero RECORD is not named"
-  grep -q "evil-1.0-0.json: is not a regular file (a FIFO)" "$scratch/q.err" || fail "$command: the FIFO conda-meta record is not named"
+  said=$(tr -s '\n ' '  ' < "$scratch/q.err") # read across lines: the text view wraps at 100 columns
+  grep -q "METADATA is not a regular file (a FIFO)" <<< "$said" ||
+    { cat "$scratch/q.err" >&2; fail "$command: the FIFO METADATA is not named"; }
+  grep -q "no readable RECORD (it is not a regular file (a character device))" <<< "$said" || fail "$command: the /dev/zero RECORD is not named"
+  grep -q "evil-1.0-0.json: is not a regular file (a FIFO)" <<< "$said" || fail "$command: the FIFO conda-meta record is not named"
 done
 note "   a FIFO as a library: the real loader waits forever; doctor says so instead of 'loads'"
 cp -a "$env" "$scratch/fl"
@@ -244,8 +246,8 @@ meta=$(echo "$sp"/nvidia_nvjitlink_cu12-*.dist-info/METADATA)
 python3 -c "import sys; open(sys.argv[1], 'a').write('Version: ' + '9' * (50 << 20) + '\n')" "$meta"
 quick info -p "$scratch/c"
 cat "$scratch/q.out" >> "$scratch/q.err"
-grep -q "RECORD ([^)]*more than the 16777216 condacuda reads" "$scratch/q.err" || fail "60 MB RECORD: $(cat "$scratch/q.err")"
-grep -q "METADATA is .* bytes, more than the 1048576" "$scratch/q.err" || fail "50 MB METADATA: $(cat "$scratch/q.err")"
+grep -q "RECORD ([^)]*more than the 16777216 condacuda reads" <<< "$(tr -s '\n ' '  ' < "$scratch/q.err")" || fail "60 MB RECORD: $(cat "$scratch/q.err")"
+grep -q "METADATA is .* bytes, more than the 1048576" <<< "$(tr -s '\n ' '  ' < "$scratch/q.err")" || fail "50 MB METADATA: $(cat "$scratch/q.err")"
 [ "$(wc -c < "$scratch/q.out")" -lt 100000 ] || fail "info printed $(wc -c < "$scratch/q.out") bytes"
 cp -a "$env" "$scratch/s"
 jit=$(sp_of "$scratch/s")/nvidia/nvjitlink/lib/libnvJitLink.so.12

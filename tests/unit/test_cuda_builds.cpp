@@ -63,3 +63,13 @@ TEST_CASE("what says a package is built for a major: name, local version, build 
   // PyPI's torch (no local version) is named in another major by PyTorch's index too.
   CHECK(rebuild_for("torch", "2.5.1", 12)->index_url == "https://download.pytorch.org/whl/cu126");
 }
+
+TEST_CASE("majors below 10 are one digit; PyTorch's channel builds are chosen by pytorch-cuda") {
+  CHECK(cuda_major_of_build("torch", "1.2.0+cu92") == 9);
+  CHECK(cuda_major_of_conda_build("py3.7_cuda9.2.148_cudnn7.6.3_0") == 9);
+  CHECK(cuda_major_of_build("cupy-cuda117", "10.6.0") == 11);
+  CHECK(conda_rebuild_command("pytorch", 12, "py3.11_cuda11.8_cudnn8.7.0_0") ==
+        "conda install pytorch pytorch-cuda=12.4 -c pytorch -c nvidia");
+  CHECK(conda_rebuild_command("pytorch", 13, "py3.11_cuda11.8_cudnn8.7.0_0") == "conda install pytorch 'cuda-version=13'");
+  CHECK(conda_rebuild_command("pytorch", 12, "cuda118_mkl_py311_h0_300") == "conda install pytorch 'cuda-version=12'");
+}

@@ -210,7 +210,7 @@ TEST_CASE("a consumer built for another major: pip's steps, or conda's command i
   REQUIRE(conda);
   CHECK(conda->built == 11);
   CHECK(conda->actions.empty()); // a conda step is the user's: words only
-  CHECK(conda->words == "`conda install pytorch 'cuda-version=12'` (or mamba/pixi)");
+  CHECK(conda->words == "`conda install pytorch pytorch-cuda=12.4 -c pytorch -c nvidia` (or mamba/pixi)");
   CHECK(conda->evidence == "its build string py3.11_cuda11.8_cudnn8.7.0_0");
   CHECK_FALSE(doctor::consumer_rebuild("pip", "cupy-cuda12x", "13.6.0", "", inv, 12)); // built for the env's major
   CHECK_FALSE(doctor::consumer_rebuild("pip", "numpy", "2.1.0", "", inv, 12));         // nothing says

@@ -11,7 +11,7 @@ false-alarm   torch 2.6's own preloads open the env's nvJitLink first: with an
 user-site     an old nvidia-nvjitlink-cu12 in the user site: torch 2.6
               preloads it (the first sys.path folder with nvidia/nvjitlink),
               `import torch` fails with the seed's undefined symbol; doctor
-              exits 1 naming the wheel and `pip uninstall --user`; repair
+              exits 1 naming the wheel and `pip uninstall -y` (the user site's copy is first); repair
               does not call the env healthy; once the wheel is gone the
               import and doctor agree again.
 pythonpath    the same wheel in a PYTHONPATH folder: the fix names the entry.
@@ -129,7 +129,8 @@ def user_site(condacuda, work):
     check(rc == 1, "doctor exits 1 (healthy before this wave)")
     check("fails " + program(doc)["error"] == real, "doctor's error is the real one")
     fails = [f for f in doc["findings"] if f["code"] == "import-fails"]
-    check(len(fails) == 1 and fails[0]["fix"] == "pip uninstall -y --user nvidia-nvjitlink-cu12",
+    check(len(fails) == 1 and fails[0]["actions"] == [{"kind": "pip-uninstall", "args": ["uninstall", "-y", "nvidia-nvjitlink-cu12"]}]
+          and fails[0]["fix"].startswith("`pip uninstall -y nvidia-nvjitlink-cu12` with the env's pip"),
           "import-fails names the wheel: %s" % (fails[0]["fix"] if fails else None))
     check(any("the user site" in e for e in fails[0]["evidence"]), "and says it came from the user site")
     check(not any("repair" in f["fix"] or "--pin" in f["fix"] for f in fails), "no repair or pin is offered for it")
@@ -144,7 +145,7 @@ def user_site(condacuda, work):
     check([f["recipe"] for f in info["frameworks"]] == ["torch-2.6"], "info: torch with recipe torch-2.6")
     check(any(l["wheel"] == "nvidia-nvjitlink-cu12" and l["version"] == "12.0.140" for l in info["sys_path_libraries"]),
           "info lists the user site's nvJitLink wheel")
-    shutil.rmtree(os.path.join(c.home, ".local"))  # what `pip uninstall --user` does here
+    shutil.rmtree(os.path.join(c.home, ".local"))  # what `pip uninstall -y` does here (the user site first on sys.path)
     check(c.real() == "loads", "without the user site's wheel the import loads")
     rc, doc = c.doctor()
     check(rc == 0 and program(doc)["verdict"] == "loads", "and doctor agrees (exit %d)" % rc)

@@ -150,14 +150,17 @@ class Harness:
         standins.uninstall_wheel(site, name)
 
     def pip(self, s, verb, *args):
-        """pip with stand-in wheels: install, install --upgrade 'name>=v', uninstall [-y] [--user] names."""
-        user = "--user" in args
+        """pip with stand-in wheels: install, install --upgrade 'name>=v', uninstall [-y] names. As pip does,
+        uninstall removes the copy found first on sys.path: a conda env's site.py puts the user site before
+        the env's site-packages (a venv's has none); pip uninstall has no --user (pypa/pip#5176)."""
         names = [a for a in args if not a.startswith("-")]
-        site = os.path.join(s.home, ".local", "lib", "python%d.%d" % sys.version_info[:2], "site-packages") if user else s.site
+        user = os.path.join(s.home, ".local", "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
+        site = s.site
         for spec in names:
             name = spec.split(">=")[0].split("==")[0]
             if verb == "uninstall":
-                self.uninstall(site, name)
+                has = lambda d: os.path.isdir(d) and any(x.lower().startswith(name.replace("-", "_") + "-") for x in os.listdir(d))
+                self.uninstall(user if s.kind == "conda" and has(user) else site, name)
             elif verb == "install":
                 if "--upgrade" in args and any(d.lower().startswith(name.replace("-", "_") + "-") for d in os.listdir(site)):
                     self.uninstall(site, name)
