@@ -79,7 +79,7 @@ agreement_root_check() {
   note "dlopen_probe needs: $(r ldd /scratch/bin/dlopen_probe | awk '/=>/ { printf "%s ", $1 }')"
   mkdir -p "$scratch/empty-env/conda-meta"
   touch "$scratch/empty-env/conda-meta/history"
-  r "${inner[@]}" /scratch/bin/condacuda doctor -p /scratch/empty-env --json > "$scratch/glibc.json" || true
+  expect_status 0 r "${inner[@]}" /scratch/bin/condacuda doctor -p /scratch/empty-env --json > "$scratch/glibc.json"
   local modelled
   modelled=$(json "$scratch/glibc.json" 'j["loader"]["glibc"]')
   expect_eq "$modelled" "$glibc" "the glibc doctor models in the $suite root"
@@ -172,11 +172,13 @@ _agreement_cuda13() {
   make_old_nvjitlink13 "$old"
   local oracle=$CONDACUDA_SOURCE_DIR/tests/e2e/doctor_oracle.py
   note "clean LD_LIBRARY_PATH"
-  env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$scratch/cu13" --json > "$scratch/clean.json" || true
+  local status=0 # healthy where the root's glibc runs the env's libraries; the oracle below judges the verdict
+  env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$scratch/cu13" --json > "$scratch/clean.json" || status=$?
+  doctor_status_agrees "$scratch/clean.json" "$status"
   expect_eq "$(json "$scratch/clean.json" 'j["summary"]["roots"]')" 31 roots
   env -u LD_LIBRARY_PATH python3 "$oracle" "$scratch/clean.json" --probe "$CONDACUDA_DLOPEN_PROBE" --ldd
   note "planted older nvJitLink 13"
-  env LD_LIBRARY_PATH="$old" "$CONDACUDA" doctor -p "$scratch/cu13" --json > "$scratch/planted.json" || true
+  expect_status 1 env LD_LIBRARY_PATH="$old" "$CONDACUDA" doctor -p "$scratch/cu13" --json > "$scratch/planted.json"
   expect_eq "$(json "$scratch/planted.json" "'$old' in [f['via_entry'] for f in j['findings'] if f['code'] == 'undefined-symbol']")" \
     True "the planted nvJitLink's undefined-symbol finding"
   LD_LIBRARY_PATH=$old python3 "$oracle" "$scratch/planted.json" --probe "$CONDACUDA_DLOPEN_PROBE" --ldd

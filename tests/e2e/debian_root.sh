@@ -98,10 +98,14 @@ _debian_root_apt_mirror() {
          /^Suites:/ { suites = $0 }
          END { if (!found) flush() }' "$f"
   done | head -n 1 | grep . && return 0
-  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2> /dev/null |
-    awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ } if ($(i + 1) !~ /-security/) { print $i; exit } }'
+  # One-line sources: only the files there are (a missing one would fail the pipeline under pipefail).
+  local lists=() f
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do [ -r "$f" ] && lists+=("$f"); done
+  [ "${#lists[@]}" -gt 0 ] || return 1
+  awk '$1 == "deb" { i = 2; if ($2 ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ } if ($(i + 1) !~ /-security/) { print $i; exit } }' \
+    "${lists[@]}" | grep .
 }
-_debian_root_mirror=${CONDACUDA_DEBIAN_MIRROR:-$(_debian_root_apt_mirror)}
+_debian_root_mirror=${CONDACUDA_DEBIAN_MIRROR:-$(_debian_root_apt_mirror || true)} # none: said where a root must be built (below)
 _debian_root_mirror=${_debian_root_mirror%/}
 _debian_root_variant=minbase
 # What the tests build and run in the root: the demo env (gcc, the C library's

@@ -32,6 +32,27 @@ expect_status() {
   [ "$got" = "$want" ] || fail "expected exit $want from: $* (got $got)"
 }
 
+# expect_exit STATUS OUT ERR COMMAND...: runs COMMAND with its stdout in OUT
+# and its stderr in ERR (either may be /dev/null), checks its exit status; a
+# mismatch is said on this script's own stderr (expect_status under a 2>
+# redirection would write it into ERR).
+expect_exit() {
+  local want=$1 out=$2 err=$3 got=0
+  shift 3
+  "$@" > "$out" 2> "$err" || got=$?
+  [ "$got" = "$want" ] || fail "expected exit $want from: $* (got $got; stderr: $(head -c 400 "$err" 2> /dev/null))"
+}
+
+# doctor_status_agrees FILE STATUS: doctor's exit STATUS is the one its
+# --json document FILE implies (README "Exit codes": 0 healthy, 1 not; 2 for
+# a condacuda.error/1 document), where the verdict itself is what a test
+# compares (with the real loader) and either is right.
+doctor_status_agrees() {
+  local want
+  want=$(json "$1" '2 if j.get("schema") == "condacuda.error/1" else 0 if j["healthy"] else 1')
+  [ "$2" = "$want" ] || fail "doctor exited $2, its document $1 says $want"
+}
+
 # tree_state DIR: every path below DIR with its type, mode, size (files) and
 # link target, then every file's sha256: two trees are the same when these are.
 # Folder sizes are left out (they depend on the file system and its history).

@@ -22,7 +22,8 @@ that format, bound over it). KIND `dlopen`: ITEM opened by the dlopen probe
 --imports ITEM`; `start`: ENV's bin/python3 (a probe linked with a library
 that wants an executable stack) started with ITEM, and doctor with that
 program as its host. The runner leaves, per experiment, in OUT: NAME.out,
-NAME.err, NAME.status (the real run), NAME.doctor-G.json for each G of the
+NAME.err, NAME.status (the real run), NAME.doctor-G.json (and .status, its
+exit status, which must be the one the document implies) for each G of the
 glibc releases doctor modelled (`native`: the root's, read from its files;
 2.xx: `--glibc 2.xx`).
 """
@@ -209,6 +210,11 @@ def doctor_outcome(out, name, glibc):
     if not text:
         return "error", "doctor wrote nothing: %s" % (read(os.path.join(out, "%s.doctor-%s.err" % (name, glibc))) or "").strip()
     j = json.loads(text)
+    # The exit status the document implies: 2 for bad input, else 0 healthy, 1 not (README "Exit codes").
+    status = (read(os.path.join(out, "%s.doctor-%s.status" % (name, glibc))) or "?").strip()
+    want = "2" if j.get("schema") == "condacuda.error/1" else "0" if j.get("healthy") else "1"
+    if status != want:
+        return "error", "doctor exited %s, its document says %s" % (status, want)
     if j.get("schema") == "condacuda.error/1":
         return "error", j["error"]["message"]
     if j["host"]["error"]:

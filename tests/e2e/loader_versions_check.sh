@@ -60,8 +60,10 @@ while [ $# -ge 4 ]; do
   for g in $glibcs; do
     glibc=()
     [ "$g" = native ] || glibc=(--glibc "$g")
+    status=0
     "$condacuda" doctor -p "$work/$env" --context not-activated --no-ld-library-path \
-      --imports "$work/$item" --json "${glibc[@]}" > "$out/$name.doctor-$g.json" 2> "$out/$name.doctor-$g.err" || true
+      --imports "$work/$item" --json "${glibc[@]}" > "$out/$name.doctor-$g.json" 2> "$out/$name.doctor-$g.err" || status=$?
+    echo "$status" > "$out/$name.doctor-$g.status" # loader_versions.py checks it against the document
   done
 done
 '

@@ -185,7 +185,7 @@ portable_root_check() {
   _portable_verdicts "$scratch/wheel-doctor.json" "$renv" "$rsys" > "$scratch/wheel-doctor.txt"
   cmp -s "$scratch/root-doctor-before.txt" "$scratch/wheel-doctor.txt" ||
     fail "the wheel's doctor differs from the tarball's: $(diff "$scratch/root-doctor-before.txt" "$scratch/wheel-doctor.txt")"
-  r /scratch/venv/bin/condacuda doctor -p "$renv" > /dev/null || true # the text report runs too
+  expect_status 1 r /scratch/venv/bin/condacuda doctor -p "$renv" > /dev/null # the text report runs too (no LD_LIBRARY_PATH: the unrepaired demo env misses its link)
   status=0
   r /scratch/venv/bin/condacuda check -p "$renv" --json > "$scratch/wheel-check.json" || status=$?
   expect_eq "$status:$(json "$scratch/wheel-check.json" '(j["outcome"], j["probe"]["finished"], j["probe"]["outcome"])')" \

@@ -54,12 +54,13 @@ grep -q 'the env has no python interpreter' "$scratch/nopy.txt" || fail "no word
 if grep -q 'could not be started: $' "$scratch/nopy.txt"; then fail "an empty reason"; fi
 
 note "doctor --glibc: another release's rules, said in the report; one the model does not know is bad input"
-"$CONDACUDA" doctor -p "$env" --glibc 2.31 --json > "$scratch/glibc231.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$env" --glibc 2.31 --json > "$scratch/glibc231.json"
 expect_eq "$(json "$scratch/glibc231.json" '(j["loader"]["glibc"], j["loader"]["glibc_source"])')" "('2.31', '--glibc')" "--glibc 2.31"
 expect_eq "$(json "$scratch/glibc231.json" 'j["node"]["glibc"]')" "$(getconf GNU_LIBC_VERSION | cut -d' ' -f2)" "the node's own glibc"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/glibc-own.json" || true
+expect_status 0 "$CONDACUDA" doctor -p "$env" --json > "$scratch/glibc-own.json"
 expect_eq "$(json "$scratch/glibc-own.json" 'j["loader"]["glibc_source"]')" "this machine" "without --glibc"
-grep -q "glibc 2.41 (--glibc)" <<< "$("$CONDACUDA" doctor -p "$env" --glibc 2.41 --color never || true)" || fail "the text report does not say --glibc"
+text=$("$CONDACUDA" doctor -p "$env" --glibc 2.41 --color never) || fail "doctor --glibc 2.41 exited $?"
+grep -q "glibc 2.41 (--glibc)" <<< "$text" || fail "the text report does not say --glibc"
 for bad in 2.17 2.99 3.1 2.31.1 x; do
   status=0
   "$CONDACUDA" doctor -p "$env" --glibc "$bad" > /dev/null 2> "$scratch/bad-glibc.txt" || status=$?

@@ -205,7 +205,11 @@ oracle() { # MODE LIST
 mismatches=0
 for mode in hostlist hostlistsorted hostnames; do
   for list in "${lists[@]}"; do oracle "$mode" "$list"; done > "$scratch/scontrol.$mode"
-  "$cli" "$mode" "${lists[@]}" > "$scratch/condacuda.$mode" 2> /dev/null || true
+  status=0
+  "$cli" "$mode" "${lists[@]}" > "$scratch/condacuda.$mode" 2> /dev/null || status=$?
+  want=0 # 1 when a list is one scontrol rejects
+  if grep -qx '(invalid)' "$scratch/scontrol.$mode"; then want=1; fi
+  [ "$status" = "$want" ] || fail "$mode: the front end exited $status, scontrol's answers say $want"
   cmp -s "$scratch/scontrol.$mode" "$scratch/condacuda.$mode" && continue
   before=$mismatches
   # Hostnames may hold an empty name (from "["), so the answers are found

@@ -120,38 +120,38 @@ PY
 touch -d "$mtime" "$env/lib/libcufft_changed.so"
 expect_eq "$(stat -c %s "$env/lib/libcufft_changed.so")" "$size" "the changed library's size"
 expect_eq "$(stat -c %y "$env/lib/libcufft_changed.so")" "$mtime" "the changed library's mtime"
-"$CONDACUDA" doctor -p "$env" --json --no-cache > "$scratch/truth.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json --no-cache > "$scratch/truth.json"
 truth=$(verdict "$scratch/truth.json")
 [ "$truth" != loads ] || fail "the changed library still loads in doctor --no-cache: the test proves nothing"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/after.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json > "$scratch/after.json"
 expect_eq "$(verdict "$scratch/after.json")" "$truth" "the changed library with the cache (a same-size, same-mtime change)"
 note "a change with the mtime put back: '$truth' with and without the cache"
 
 # A damaged cache: ignored with a warning, the verdict the file's own.
 settle
-"$CONDACUDA" doctor -p "$env" --json > /dev/null 2>&1 || true
+expect_exit 1 /dev/null /dev/null "$CONDACUDA" doctor -p "$env" --json
 grep -q "libcufft_changed.so" "$cache" || fail "the changed library was not cached again"
 sed -i 's/^\([0-9,]*\) [orc] /\1 x /' "$cache"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/damaged.json" 2> "$scratch/damaged.err" || true
+expect_exit 1 "$scratch/damaged.json" "$scratch/damaged.err" "$CONDACUDA" doctor -p "$env" --json
 expect_eq "$(verdict "$scratch/damaged.json")" "$truth" "the verdict with a damaged cache"
 grep -q "load-check cache is corrupt" "$scratch/damaged.err" || fail "no warning about the damaged cache: $(cat "$scratch/damaged.err")"
 
 # Forged as 'loads' and owned by another user, then writable by others: not read.
-"$CONDACUDA" doctor -p "$env" --json > /dev/null 2>&1 || true
+expect_exit 1 /dev/null /dev/null "$CONDACUDA" doctor -p "$env" --json
 sed -i 's/^\([0-9,]*\) [rc] [0-9a-f]*\t/\1 o \t/' "$cache"
 grep -q "^[0-9,]* o .*libcufft_changed.so" "$cache" || fail "could not forge the cache entry"
 chown 65534:65534 "$cache"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/foreign.json" 2> "$scratch/foreign.err" || true
+expect_exit 1 "$scratch/foreign.json" "$scratch/foreign.err" "$CONDACUDA" doctor -p "$env" --json
 expect_eq "$(verdict "$scratch/foreign.json")" "$truth" "the verdict with another user's cache"
 grep -q "owned by another user" "$scratch/foreign.err" || fail "no warning about another user's cache"
 [ "$(stat -c %u "$cache")" = 65534 ] || fail "another user's cache was replaced"
 chown 0:0 "$cache"
 chmod 666 "$cache"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/shared.json" 2> "$scratch/shared.err" || true
+expect_exit 1 "$scratch/shared.json" "$scratch/shared.err" "$CONDACUDA" doctor -p "$env" --json
 expect_eq "$(verdict "$scratch/shared.json")" "$truth" "the verdict with a cache others may write"
 grep -q "others may write it" "$scratch/shared.err" || fail "no warning about a cache others may write"
 chmod 644 "$cache"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/forged.json" 2> /dev/null || true
+expect_exit 0 "$scratch/forged.json" /dev/null "$CONDACUDA" doctor -p "$env" --json
 note "a forged entry in the user's own cache file is believed (as git believes its index): $(verdict "$scratch/forged.json")"
 
 # The result cache: a root that binds, then its provider changed in place
@@ -181,10 +181,10 @@ with open(path, "r+b") as f:  # in place: same inode, same size
 PY
 touch -d "$mtime" "$env/lib/libnvJitLink_ccprov.so"
 settle # a file changed within the last second has no stamp: nothing is looked up for it
-"$CONDACUDA" doctor -p "$env" --json --no-cache > "$scratch/unbound.truth.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json --no-cache > "$scratch/unbound.truth.json"
 truth=$(root_verdict "$scratch/unbound.truth.json")
 [ "$truth" != loads ] || fail "the root still loads in doctor --no-cache: the test proves nothing"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/unbound.json" || true
+expect_status 1 "$CONDACUDA" doctor -p "$env" --json > "$scratch/unbound.json"
 expect_eq "$(root_verdict "$scratch/unbound.json")" "$truth" "the root with the result cache (its provider changed, mtime put back)"
 cmp -s <(json "$scratch/unbound.truth.json" "j['roots']") <(json "$scratch/unbound.json" "j['roots']") ||
   fail "the roots differ with and without the result cache after the change"
@@ -192,6 +192,6 @@ note "a provider changed with the mtime put back: '$truth' with and without the 
 
 # A damaged result cache: ignored with a warning, the verdict the files' own.
 sed -i '2s/^/%zz/' "$results"
-"$CONDACUDA" doctor -p "$env" --json > "$scratch/results-damaged.json" 2> "$scratch/results-damaged.err" || true
+expect_exit 1 "$scratch/results-damaged.json" "$scratch/results-damaged.err" "$CONDACUDA" doctor -p "$env" --json
 expect_eq "$(root_verdict "$scratch/results-damaged.json")" "$truth" "the verdict with a damaged result cache"
 grep -q "result cache is corrupt" "$scratch/results-damaged.err" || fail "no warning about the damaged result cache: $(cat "$scratch/results-damaged.err")"

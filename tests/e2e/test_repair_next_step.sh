@@ -14,12 +14,13 @@ broken="undefined symbol: __nvJitLinkAddData_12_1"
 out=$(bash -c '
   export CONDA_PREFIX=$1 LD_LIBRARY_PATH=$2
   "$3" repair -p "$1" > "$5/repair.txt"
-  "$3" repair -p "$1" --dry-run --json > "$5/repair.json" || true
+  "$3" repair -p "$1" --dry-run --json > "$5/repair.json" || echo "$?" > "$5/dry-run.status"
   "$1/bin/python3" -c "$4" > "$5/before.txt" 2>&1 || true
   # What `conda deactivate && conda activate ENV` does to the hook: activate.d sourced.
   for f in "$1"/etc/conda/activate.d/*.sh; do . "$f"; done
   "$1/bin/python3" -c "$4" 2>&1
 ' shell "$env" "$system" "$CONDACUDA" "$import" "$scratch")
+[ ! -e "$scratch/dry-run.status" ] || fail "repair --dry-run --json after the repair exited $(cat "$scratch/dry-run.status")"
 case "$(cat "$scratch/before.txt")" in *"$broken"*) ;; *) fail "the import did not fail in the shell before re-activation" ;; esac
 expect_eq "$out" "sparse 12100" "the import after the re-activation repair named"
 grep -q '^doctor after: healthy once activated (0 error(s), 1 warning(s)); still failing:$' "$scratch/repair.txt" ||

@@ -109,7 +109,7 @@ for which in old new; do
     record "$tag-lock-json" "$which" lock --json -p "$e"
     record "$tag-lock-driver" "$which" lock --driver 520.1 -p "$e"
     record "$tag-lock-bad-driver" "$which" lock --driver x -p "$e"
-    "$work/condacuda" lock -p "$e" -o "$work/$tag.lock.yml" 2> /dev/null || true
+    "$work/condacuda" lock -p "$e" -o "$work/$tag.lock.yml" 2> /dev/null || { echo "FAIL: lock -o of $e exited $?" >&2; exit 1; }
     record "$tag-lock-check" "$which" lock --check "$work/$tag.lock.yml" -p "$e"
     record "$tag-lock-check-json" "$which" lock --check "$work/$tag.lock.yml" --json -p "$e"
     record "$tag-lock-o-json" "$which" lock -o "$work/$tag.o.yml" --json -p "$e"
@@ -124,7 +124,7 @@ for which in old new; do
     record "$tag-post-link" "$which" repair --post-link -p "$e"
     cp "$e/.messages.txt" "$work/out/$which/$tag-post-link.messages" 2> /dev/null || true
     rm -f "$e/.messages.txt"
-    "$work/condacuda" undo -p "$e" > /dev/null 2>&1 || true
+    "$work/condacuda" undo -p "$e" > /dev/null 2>&1 || { echo "FAIL: the last undo of $e exited $?" >&2; exit 1; }
   done
 done
 differ=0

@@ -76,8 +76,10 @@ class Env:
         r = subprocess.run([self.condacuda, "doctor", "-p", self.env, "--json"], capture_output=True, text=True, env=self.vars)
         check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
         doc = json.loads(r.stdout)
-        text = subprocess.run([self.condacuda, "doctor", "-p", self.env], capture_output=True, text=True, env=self.vars).stdout
-        problems = text_rules.violations("doctor", text, doc)
+        t = subprocess.run([self.condacuda, "doctor", "-p", self.env], capture_output=True, text=True, env=self.vars)
+        if t.returncode != r.returncode:
+            raise SystemExit("FAIL: doctor's text view exited %d, its --json %d" % (t.returncode, r.returncode))
+        problems = text_rules.violations("doctor", t.stdout, doc)
         if problems:
             raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s" % problems)
         return r.returncode, doc

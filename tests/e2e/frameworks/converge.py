@@ -101,8 +101,10 @@ class Scenario:
         if r.returncode not in (0, 1):
             raise SystemExit("FAIL %s: doctor exited %d: %s" % (self.name, r.returncode, r.stderr.strip()))
         doc = json.loads(r.stdout)
-        text = self.shell([self.h.condacuda, "doctor", "-p", self.env]).stdout
-        self.h.check_text("%s: doctor" % self.name, text, doc)
+        t = self.shell([self.h.condacuda, "doctor", "-p", self.env])
+        if t.returncode != r.returncode:
+            raise SystemExit("FAIL %s: doctor's text view exited %d, its --json %d" % (self.name, t.returncode, r.returncode))
+        self.h.check_text("%s: doctor" % self.name, t.stdout, doc)
         return r.returncode, doc
 
     def real(self):

@@ -131,7 +131,10 @@ class Jupyter:
         r = self.run("doctor", "-p", self.env, "--json")
         check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
         doc = json.loads(r.stdout)
-        text = self.run("doctor", "-p", self.env).stdout
+        t = self.run("doctor", "-p", self.env)
+        text = t.stdout
+        if t.returncode != r.returncode:
+            raise SystemExit("FAIL: doctor's text view exited %d, its --json %d" % (t.returncode, r.returncode))
         problems = text_rules.violations("doctor", text, doc)
         if problems:
             raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s\n%s" % (problems, text))
