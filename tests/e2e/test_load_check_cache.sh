@@ -10,7 +10,8 @@
 # size, mtime set back with touch -d: only the ctime tells), a damaged cache
 # file, one owned by another user, one others may write. The result cache
 # (bindings and the symbol rule, sys/result_cache.hpp) follows a provider
-# changed the same way: a symbol it defined gone, only the ctime tells.
+# changed the same way: a symbol it defined gone, only the ctime tells. A
+# library judged under two glibc releases gets each its own verdict.
 source "$(dirname "$0")/lib.sh"
 
 cache=$XDG_CACHE_HOME/condacuda/load-checks
@@ -195,3 +196,42 @@ sed -i '2s/^/%zz/' "$results"
 expect_exit 1 "$scratch/results-damaged.json" "$scratch/results-damaged.err" "$CONDACUDA" doctor -p "$env" --json
 expect_eq "$(root_verdict "$scratch/results-damaged.json")" "$truth" "the verdict with a damaged result cache"
 grep -q "result cache is corrupt" "$scratch/results-damaged.err" || fail "no warning about the damaged result cache: $(cat "$scratch/results-damaged.err")"
+
+# The glibc release is part of every cache key: one library that 2.34's
+# load-command rules refuse (a p_align that is no page multiple) and 2.35's
+# load (glibc 163f625cf9), judged under each release with the caches the
+# other filled. A key without the release would serve one's verdict for both.
+env=$scratch/by-release
+mkdir -p "$env/conda-meta" "$env/lib"
+touch "$env/conda-meta/history"
+printf 'int cc_align(void) { return 1; }\n' > "$scratch/align.c"
+gcc -shared -fPIC -o "$env/lib/libcufft_align.so" "$scratch/align.c"
+python3 - "$env/lib/libcufft_align.so" << 'PY'
+import struct, sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+phoff, = struct.unpack_from("<Q", data, 32)
+phnum, = struct.unpack_from("<H", data, 56)
+for i in range(phnum):
+    p = phoff + 56 * i
+    if struct.unpack_from("<I", data, p)[0] == 1:  # the first PT_LOAD: p_align 0x800
+        struct.pack_into("<Q", data, p + 48, 0x800)
+        break
+open(path, "wb").write(data)
+PY
+settle
+align_verdict() { json "$1" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcufft_align.so'][0]"; }
+expect_exit 1 "$scratch/g234.truth.json" /dev/null "$CONDACUDA" doctor -p "$env" --json --glibc 2.34 --no-cache
+expect_exit 0 "$scratch/g235.truth.json" /dev/null "$CONDACUDA" doctor -p "$env" --json --glibc 2.35 --no-cache
+expect_eq "$(align_verdict "$scratch/g234.truth.json") $(align_verdict "$scratch/g235.truth.json")" "fails loads" \
+  "2.34 refuses the library, 2.35 loads it"
+rm -f "$cache" "$dist_info" "$folders" "$results"
+for glibc in 2.34 2.35 2.34 2.35; do # each run after the other release filled the caches
+  status=0
+  "$CONDACUDA" doctor -p "$env" --json --glibc "$glibc" > "$scratch/g.json" || status=$?
+  doctor_status_agrees "$scratch/g.json" "$status"
+  cmp -s <(json "$scratch/g.json" "j['roots']") <(json "$scratch/g${glibc/./}.truth.json" "j['roots']") ||
+    fail "--glibc $glibc with the caches the other release filled: $(align_verdict "$scratch/g.json")"
+done
+grep -q "libcufft_align.so" "$cache" || fail "the library was not cached"
+note "one library, refused by 2.34 and loaded by 2.35: each release's verdict with the other's caches"

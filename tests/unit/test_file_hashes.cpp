@@ -5,6 +5,9 @@
 
 #include <filesystem>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "support/fixture.hpp"
 #include "sys/file_hashes.hpp"
 #include "sys/hash_cache.hpp"
@@ -117,4 +120,54 @@ TEST_CASE("HashCache: entries found by path and key, replaced, written sorted by
   CHECK(again.find("/a/first", k2) == c);
   CHECK(again.find("/z/last", k1) == a);
   CHECK(warnings.empty());
+}
+
+TEST_CASE("hash_files: a forged cache is believed only when it is this user's own file that no one else may write") {
+  // Every combination of owner, group write, other write and a link at the
+  // cache's name: `lock --check` trusts what the cache says, so a cache a
+  // group member or another user could have written is neither read nor
+  // replaced (sys/hash_cache.cpp), and a symlink there is not followed.
+  fixture::TempDir dir("hash-trust");
+  fixture::make_dirs(dir / "env");
+  fixture::write_file(dir / "env/x.so", "x");
+  const std::string cache = dir / "hashes", good = dir / "good-cache";
+  const std::string forged_digest = std::string(64, 'f');
+  int trusted = 0, refused = 0;
+  for (bool other_owner : {false, true})
+    for (unsigned mode : {0600u, 0640u, 0644u, 0620u, 0660u, 0664u, 0602u, 0606u, 0666u})
+      for (bool link : {false, true}) {
+        CAPTURE(other_owner);
+        CAPTURE(mode);
+        CAPTURE(link);
+        fs::remove(cache);
+        fs::remove(good);
+        REQUIRE(sys::hash_files(dir / "env", {"x.so"}, good).warnings.empty()); // a real cache of x.so
+        std::string text = fixture::read_file(good);
+        const auto at = text.find(hex("x"));
+        REQUIRE(at != std::string::npos);
+        text.replace(at, 64, forged_digest); // what a forger writes
+        fixture::write_file(good, text);
+        if (link) fs::create_symlink(good, cache);
+        else fs::rename(good, cache);
+        const std::string file = link ? good : cache;
+        REQUIRE(::chmod(file.c_str(), mode) == 0);
+        REQUIRE(::lchown(file.c_str(), other_owner ? 65534 : ::geteuid(), static_cast<gid_t>(-1)) == 0);
+        const bool believed_ok = !other_owner && (mode & 022) == 0 && !link;
+        auto r = sys::hash_files(dir / "env", {"x.so"}, cache);
+        if (believed_ok) {
+          ++trusted;
+          CHECK(r.warnings.empty());
+          CHECK(r.sha256_by_file.at("x.so") == forged_digest); // the user's own cache is believed, as git believes its index
+        } else {
+          ++refused;
+          CHECK(r.sha256_by_file.at("x.so") == hex("x"));
+          CHECK(r.stats.from_cache == 0);
+          REQUIRE(r.warnings.size() == 1);
+          CHECK(r.warnings[0].find("ignored") != std::string::npos);
+          CHECK(fs::is_symlink(cache) == link); // neither replaced nor followed
+          CHECK(fixture::read_file(file).find(forged_digest) != std::string::npos);
+        }
+      }
+  CHECK(trusted == 3); // this user's 0600, 0640 and 0644 files
+  CHECK(refused == 33);
 }

@@ -88,6 +88,7 @@ struct Library {
   }
 
   elf::LoadCheck check() const { return elf::check_load(bytes, elf::em_x86_64); }
+  elf::LoadCheck check(int glibc_minor) const { return elf::check_load(bytes, elf::em_x86_64, 4096, UINT64_MAX, glibc_minor); }
 
   // The real ld.so's outcome for these bytes (then calling `call` from it, if given).
   Outcome real(const std::string& call = "") const {
@@ -146,6 +147,26 @@ TEST_CASE("_dl_map_object_from_fd (elf/dl-load.c): load commands") {
     auto c = lib.check();
     CHECK(c.outcome == Outcome::crashes);
     CHECK(lib.real() != Outcome::ok);
+  }
+}
+
+TEST_CASE("the load commands' alignment rules on both sides of their switch: 2.34 and 2.35 (163f625cf9, BZ #28688)") {
+  SUBCASE("a p_align that is no page multiple, p_vaddr - p_offset page-aligned: refused up to 2.34, loads from 2.35") {
+    Library lib;
+    const std::uint64_t p = lib.phdr(elf::pt_load, 0);
+    lib.put<std::uint64_t>(p + 48, 0x800);
+    CHECK(lib.check(34).reason == "ELF load command alignment not page-aligned");
+    CHECK(lib.check(35).ok());
+    CHECK(lib.check(36).ok());
+    CHECK(lib.real() == Outcome::ok); // this machine's 2.36 is on the 2.35 side
+  }
+  SUBCASE("a p_align larger than the address space can reserve: maps up to 2.34, refused from 2.35 (_dl_map_segment)") {
+    Library lib;
+    const std::uint64_t p = lib.phdr(elf::pt_load, 0);
+    lib.put<std::uint64_t>(p + 48, std::uint64_t{1} << 46);
+    CHECK(lib.check(34).ok());
+    CHECK(lib.check(35).reason == "failed to map segment from shared object");
+    CHECK(lib.real() == Outcome::refuses);
   }
 }
 

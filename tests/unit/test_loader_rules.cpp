@@ -449,6 +449,8 @@ TEST_CASE("rule 15b: an executable stack: dlopen makes it so up to glibc 2.40, r
   CHECK_FALSE(refused.ok);
   CHECK(refused.error == t / "libccxs.so: cannot enable executable stack as shared object requires: Invalid argument");
   CHECK(oracle::simulated({{t / "libccnx.so"}}, v241).ok);
+  // The release before the switch, 2.40, still makes the stack executable (both sides of it).
+  CHECK(oracle::simulated({{t / "libccxs.so"}}, Options{std::nullopt, "", false, 40}).ok);
   // At start-up ld.so still makes the stack executable, and a dlopen after that needs nothing.
   fixture::executable(t / "main_xs", "int xs(void);\nint main(void) { return xs() == 1 ? 0 : 1; }\n",
                       {"-L" + t.path(), "-lccxs", "-Wl,-rpath," + t.path()});
@@ -546,6 +548,15 @@ TEST_CASE("rule 19: DT_RELR with version needs on libc also needs GLIBC_ABI_DT_R
   CHECK(oracle::simulated_start(t / "main", Options{t / "bad", "", false}) == real);
   CHECK(oracle::simulated_start(t / "main", Options{t / "good", "", false}) ==
         oracle::real_start(t / "main", Options{t / "good", "", false}));
+  // Both sides of the switch: 2.35 knows no DT_RELR (the library without a version need on
+  // GLIBC_ABI_DT_RELR is not refused but crashes, its relocations never applied); 2.36 checks the need.
+  auto before = oracle::simulated({{t / "root.so"}}, Options{t / "bad", "", false, 35});
+  CHECK_FALSE(before.ok);
+  CHECK(before.error.find("DT_RELR is unknown before glibc 2.36") != std::string::npos);
+  CHECK(oracle::simulated({{t / "root.so"}}, Options{t / "bad", "", false, 36}).error ==
+        t / "bad/libccrelr.so: DT_RELR without GLIBC_ABI_DT_RELR dependency");
+  CHECK(oracle::simulated({{t / "root.so"}}, Options{t / "plain", "", false, 35}).error.find("DT_RELR is unknown") != std::string::npos);
+  CHECK(oracle::simulated({{t / "root.so"}}, Options{t / "plain", "", false, 36}).ok);
 }
 
 TEST_CASE("rule 20: a DT_FILTER filtee must load, a DT_AUXILIARY one may be missing (_dl_map_object_deps)") {

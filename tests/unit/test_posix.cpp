@@ -47,3 +47,25 @@ TEST_CASE("errno_error: one code per errno whichever adapter saw it") {
   auto e = sys::errno_error(EACCES, "cannot write", "/x");
   CHECK(e.describe() == "/x: cannot write: Permission denied");
 }
+
+TEST_CASE("write_file_atomically: links planted at the temporary names it will try are never followed") {
+  // The temporary's name is predictable ("<target>.condacuda-tmp-<pid>-<n>"):
+  // links planted at the next names, each to a file of the victim's, must be
+  // passed over (O_EXCL | O_NOFOLLOW), the victim unchanged, the target written.
+  fixture::TempDir dir("planted-temp");
+  const std::string target = dir / "manifest.yml", victim = dir / "victim";
+  fixture::write_file(victim, "the victim's own bytes\n");
+  const std::string probe = sys::temporary_name(target); // the name just used up: the counter's place
+  const std::string stem = probe.substr(0, probe.rfind('-') + 1);
+  const unsigned next = static_cast<unsigned>(std::stoul(probe.substr(probe.rfind('-') + 1))) + 1;
+  std::vector<std::string> planted;
+  for (unsigned n = next; n < next + 40; ++n) {
+    planted.push_back(stem + std::to_string(n));
+    fs::create_symlink(victim, planted.back());
+  }
+  REQUIRE(sys::write_file_atomically(target, "written\n", 0644).ok());
+  CHECK(fixture::read_file(target) == "written\n");
+  CHECK(fixture::read_file(victim) == "the victim's own bytes\n");
+  CHECK_FALSE(fs::is_symlink(target));
+  for (const auto& p : planted) CHECK(fs::is_symlink(p)); // left as they were, none replaced
+}
