@@ -81,3 +81,34 @@ TEST_CASE("add_not_activated: no warning when every failure not activated fails 
   REQUIRE(activated.roots[0].not_activated.has_value());
   CHECK_FALSE(activated.roots[0].not_activated->loads);
 }
+
+TEST_CASE("add_not_activated: an import-order failure not activated is its own warning unless the activated report has the same one") {
+  // "The same" is the whole identity: code, library, the copy taken and the
+  // copy expected. A not-activated failure that differs in any of them
+  // (here only in the expected copy) is a launch-specific warning of its own.
+  auto order = [](const std::string& expected) {
+    doctor::Finding f;
+    f.code = doctor::code::import_order;
+    f.severity = doctor::Severity::error;
+    f.library = "libnvJitLink.so.12";
+    f.resolved = "/opt/cuda-12.0/lib64/libnvJitLink.so.12";
+    f.expected = expected;
+    f.title = "import order";
+    return f;
+  };
+  for (const bool same : {true, false}) {
+    CAPTURE(same);
+    doctor::DoctorReport activated, not_activated;
+    activated.findings = {order("lib/python3.11/site-packages/nvidia/nvjitlink/lib/libnvJitLink.so.12")};
+    not_activated.findings = {order(same ? "lib/python3.11/site-packages/nvidia/nvjitlink/lib/libnvJitLink.so.12"
+                                         : "lib/python3.11/site-packages/nvidia/cu13/lib/libnvJitLink.so.12")};
+    doctor::add_not_activated(activated, not_activated);
+    const auto orders = with_code(activated, doctor::code::import_order);
+    REQUIRE(orders.size() == (same ? 1u : 2u));
+    if (!same) {
+      CHECK(orders[1].severity == doctor::Severity::warning);
+      CHECK(orders[1].title == "without activation: import order");
+      CHECK(orders[1].expected == "lib/python3.11/site-packages/nvidia/cu13/lib/libnvJitLink.so.12");
+    }
+  }
+}

@@ -1444,3 +1444,50 @@ TEST_CASE("ByteReader::cstring_equals says what cstring(...) == text says, at ev
       }
   CHECK(compared > 1000);
 }
+
+TEST_CASE("pin_refusal: the DT_RPATH that ld.so would keep once flipped is the last one, compared with the last DT_RUNPATH") {
+  // glibc keeps the last entry of each tag (_dl_get_dynamic_info): flipping
+  // every DT_RUNPATH to DT_RPATH is safe unless a DT_RPATH comes after the
+  // last DT_RUNPATH. The library's DT_NEEDED entries, retagged, give every
+  // order; where the first and the last entries would say otherwise, the
+  // last decide.
+  fixture::TempDir t("pin-refusal");
+  const std::string lib = t.path() + "/libccorder.so";
+  fixture::shared_library(lib, "int cc_order(void) { return 1; }\n",
+                          {"-Wl,--no-as-needed", "-lm", "-lrt", "-ldl", "-Wl,--enable-new-dtags,-rpath,$ORIGIN"});
+  const std::string original = fixture::read_file(lib);
+  auto o = parse_file(lib);
+  const auto needed = o->dynamic_entry_offsets(elf::dt_needed);
+  const auto runpath = elf::runpath_tag_offsets(*o);
+  REQUIRE(needed.size() >= 2);
+  REQUIRE(runpath.size() == 1);
+  REQUIRE(needed[1] < runpath[0]); // the linker puts DT_NEEDED first
+  // order: the new tag of needed[0], needed[1], and of the DT_RUNPATH (0: unchanged).
+  struct Order {
+    std::int64_t first, second, last;
+    bool refused;
+  };
+  const std::int64_t rp = elf::rpath_tag, ru = elf::runpath_tag, keep = 0;
+  for (const Order& order : {Order{rp, keep, keep, false},  // a DT_RPATH before the DT_RUNPATH: pinnable
+                             Order{ru, keep, rp, true},     // the only DT_RPATH after the last DT_RUNPATH
+                             Order{ru, rp, keep, false},    // RUNPATH, RPATH, RUNPATH: the last RUNPATH is after it
+                             Order{rp, ru, rp, true}}) {    // RPATH, RUNPATH, RPATH: the last RPATH is after it
+    CAPTURE(order.first);
+    CAPTURE(order.second);
+    CAPTURE(order.last);
+    std::string bytes = original;
+    auto retag_one = [&](std::uint64_t at, std::int64_t from, std::int64_t to) {
+      if (to == keep) return;
+      auto r = elf::retag(bytes, {at}, from, to);
+      REQUIRE(r.ok());
+      bytes = *r;
+    };
+    retag_one(needed[0], elf::dt_needed, order.first);
+    retag_one(needed[1], elf::dt_needed, order.second);
+    retag_one(runpath[0], elf::runpath_tag, order.last);
+    const std::string out = t.path() + "/variant.so";
+    fixture::write_file(out, bytes);
+    auto v = parse_file(out);
+    CHECK(elf::pin_refusal(*v).has_value() == order.refused);
+  }
+}

@@ -20,6 +20,8 @@ struct Doc {
   std::string glibc = "2.36";
   int exit_code = 0;
   std::vector<std::pair<std::string, std::string>> findings; // code, severity
+  std::string fix;    // each finding's fix ("" : "fix CODE")
+  std::string prefix; // the env's, "" : no env object
 };
 
 Json doctor_document(const Doc& d) {
@@ -50,7 +52,7 @@ Json doctor_document(const Doc& d) {
     f.set("severity", severity);
     f.set("title", code + " title");
     f.set("first_error", code + " error");
-    f.set("fix", "fix " + code);
+    f.set("fix", d.fix.empty() ? "fix " + code : d.fix);
     findings.push(f);
   }
   Json j = Json::object();
@@ -59,6 +61,11 @@ Json doctor_document(const Doc& d) {
   j.set("exit_code", d.exit_code);
   j.set("node", node);
   j.set("findings", findings);
+  if (!d.prefix.empty()) {
+    Json env = Json::object();
+    env.set("prefix", d.prefix);
+    j.set("env", env);
+  }
   return j;
 }
 
@@ -449,4 +456,27 @@ TEST_CASE("srun output: base64 documents (srun breaks long lines), a TaskProlog'
   bad.doctor_text = "not*base64\n";
   bad.check_exit.reset();
   CHECK(record_from_task(bad, 60, "c").no_answer->reason == "doctor exited 0, not base64");
+}
+
+TEST_CASE("classify: the repair in a class's own launch is its next step only when its nodes share one LD_LIBRARY_PATH") {
+  // A repair verifies the launch it runs in: a class of one LD_LIBRARY_PATH
+  // is told to repair from it; a class whose nodes launch with two is not
+  // told to repair from either (the other would stay unverified).
+  auto node = [](const std::string& name, const std::string& llp) {
+    Doc d;
+    d.node = name;
+    d.llp = llp;
+    d.exit_code = 1;
+    d.findings = {{"undefined-symbol", "error"}};
+    d.fix = "run `condacuda repair -p '/envs/shared'` so the env's copies are found first";
+    d.prefix = "/envs/shared";
+    return record(d);
+  };
+  Fleet one = classify({node("a1", "/opt/m1/lib"), node("a2", "/opt/m1/lib")});
+  REQUIRE(one.classes.size() == 1);
+  CHECK(one.classes[0].next.rfind("LD_LIBRARY_PATH='/opt/m1/lib' condacuda repair -p '/envs/shared'", 0) == 0);
+  Fleet two = classify({node("a1", "/opt/m1/lib"), node("a2", "/opt/m2/lib")});
+  REQUIRE(two.classes.size() == 1);
+  CHECK(two.classes[0].next.find("LD_LIBRARY_PATH=") == std::string::npos);
+  CHECK(two.classes[0].next == "run `condacuda repair -p '/envs/shared'` so the env's copies are found first");
 }
