@@ -54,7 +54,7 @@ std::string cannot_repair_reason(const RepairOutcome& o, const RepairOptions& op
   std::string failing;
   for (const auto& s : o.verification.scenarios)
     if (s.required && !s.passes()) failing += std::string(failing.empty() ? "" : "; ") + s.name + " (" + s.description + ")";
-  std::string out = "the plan does not make every root and framework import load, or every import order work, in: " + failing + ".";
+  std::string out = "the plan does not make every file and framework import load, or every import order work, in: " + failing + ".";
   if (o.plan.unpinnable.empty()) return out + " See the failing situations above.";
   out += " Ways out: launch with `condacuda run -p " + options.env.prefix + " -- CMD` (it sets LD_LIBRARY_PATH)";
   if (is_venv(options.env)) out += "; take the outside folders off LD_LIBRARY_PATH before launching";

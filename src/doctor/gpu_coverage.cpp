@@ -356,7 +356,7 @@ std::vector<Finding> coverage_findings(const DoctorReport& report, const FatbinS
     x.severity = Severity::info;
     x.title = "no library of this env that loads carries GPU code: nothing judged for --gpu " + util::join(labels, ", ");
     x.evidence.push_back("no .nv_fatbin with kernels in the env's files that the " + std::to_string(report.roots.size() - unloaded) +
-                         " loading roots map" + (table.external_kernels.empty() ? "" : " (" + util::join({table.external_kernels.begin(), table.external_kernels.end()}, ", ") + " keep their kernels elsewhere and are not judged)"));
+                         " files that load map" + (table.external_kernels.empty() ? "" : " (" + util::join({table.external_kernels.begin(), table.external_kernels.end()}, ", ") + " keep their kernels elsewhere and are not judged)"));
     x.fix = "nothing to change for --gpu; `condacuda info` lists each library's GPU code";
     if (unloaded) x.evidence.push_back(std::to_string(unloaded) + " root" + (unloaded == 1 ? " does" : "s do") + " not load and " +
                                        (unloaded == 1 ? "is" : "are") + " not judged");

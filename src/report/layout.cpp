@@ -124,6 +124,13 @@ FixText split_fix(std::string_view fix) {
   return out;
 }
 
+std::string fix_block(const std::string& lead, std::size_t lead_width, std::string_view fix) {
+  const FixText text = split_fix(fix);
+  std::string out = wrap(lead, lead_width, text.prose, lead_width);
+  for (const auto& command : text.commands) out += command_block(command, lead_width);
+  return out;
+}
+
 std::string path_variable_text(const std::string& styled_name, const std::string& name,
                                const std::optional<std::string>& value, const std::string& note, std::size_t width) {
   const std::string shown = value ? "'" + *value + "'" : "(unset)";

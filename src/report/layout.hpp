@@ -41,6 +41,11 @@ std::string path_variable_text(const std::string& styled_name, const std::string
                                const std::optional<std::string>& value, const std::string& note,
                                std::size_t width = text_width);
 
+// A fix under its finding: `lead` ("    fix: ", whose visible width is
+// `lead_width`) and the fix's words wrapped at that column, then each of its
+// commands (split_fix) alone on its lines there (command_block).
+std::string fix_block(const std::string& lead, std::size_t lead_width, std::string_view fix);
+
 // A command alone on its lines, `indent` in: when it does not fit `width`,
 // broken at spaces outside quotes with a trailing " \\" (every shell reads
 // backslash-newline as a space), further lines 4 more in. Ends with a newline.

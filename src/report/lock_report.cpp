@@ -1,5 +1,7 @@
 #include "report/lock_report.hpp"
 
+#include "report/layout.hpp"
+
 #include <cstdio>
 
 #include "report/document.hpp"
@@ -70,26 +72,29 @@ std::string lock_check_text(const lock::LockDiff& diff, const std::string& lock_
     for (const auto& c : diff.changes) table.add({lock::to_string(c.kind), c.what, c.locked, c.now});
     out += table.render(style, 2);
     for (const auto& c : diff.changes)
-      for (const auto& why : c.why) out += "  " + c.what + " now: " + why + "\n";
+      for (const auto& why : c.why) out += fit("  " + c.what + " now: " + why + "\n");
     if (!here) out += "  and it does not load here:\n";
   }
+  // Lines built whole are fitted to 100 columns; a fix's commands are laid out by fix_block.
+  out = fit(out);
   if (!loads.loads()) {
     const std::size_t n = loads.failures.size();
-    out += "  " + std::to_string(n) + " locked librar" + (n == 1 ? "y does" : "ies do") +
-           " not load with this shell's LD_LIBRARY_PATH (" +
-           (loads.ld_library_path ? (loads.ld_library_path->empty() ? "empty" : *loads.ld_library_path) : "unset") +
-           "), as condacuda doctor finds it:\n";
+    out += fit("  " + std::to_string(n) + " locked librar" + (n == 1 ? "y does" : "ies do") +
+               " not load with this shell's LD_LIBRARY_PATH (" +
+               (loads.ld_library_path ? (loads.ld_library_path->empty() ? "empty" : *loads.ld_library_path) : "unset") +
+               "), as condacuda doctor finds it:\n");
     for (const auto& f : loads.failures) {
-      out += "  " + style.red(f.code) + " " + f.component + " " + f.library + ": " + f.first_error + "\n";
-      if (!f.fix.empty()) out += "    fix: " + f.fix + "\n";
+      out += wrap("  " + style.red(f.code) + " ", 3 + f.code.size(), f.component + " " + f.library + ": " + f.first_error, 4);
+      if (!f.fix.empty()) out += fix_block("    fix: ", 9, f.fix);
     }
   }
+  std::string rest;
   for (const auto& r : diff.rules_here) {
-    out += "  " + style.red("rule " + r.rule + " fails here") + " (" + r.locked + " when locked)";
-    out += r.why.empty() ? "\n" : ": " + util::join(r.why, "; ") + "\n";
+    rest += "  " + style.red("rule " + r.rule + " fails here") + " (" + r.locked + " when locked)";
+    rest += r.why.empty() ? "\n" : ": " + util::join(r.why, "; ") + "\n";
   }
-  for (const auto& n : diff.notes) out += "  " + style.dim("note: " + n) + "\n";
-  return out;
+  for (const auto& n : diff.notes) rest += "  " + style.dim("note: " + n) + "\n";
+  return out + fit(rest);
 }
 
 Json lock_check_json(const lock::LockDiff& diff, const std::string& lock_path, const env::EnvRecord& env,

@@ -191,10 +191,7 @@ namespace {
 // A fix under its finding, `indent` in: "fix" and its words, then each
 // command alone on a line that pastes.
 std::string fix_lines(const std::string& fix, const Style& style, std::size_t indent) {
-  const FixText text = split_fix(fix);
-  std::string out = wrap(std::string(indent, ' ') + style.green("fix") + "  ", indent + 5, text.prose, indent + 5);
-  for (const auto& command : text.commands) out += command_block(command, indent + 5);
-  return out;
+  return fix_block(std::string(indent, ' ') + style.green("fix") + "  ", indent + 5, fix);
 }
 } // namespace
 

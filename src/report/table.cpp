@@ -88,7 +88,12 @@ std::string Table::render(const Style& style, int indent) const {
     for (std::size_t i = l.kept; i < r.size() && i < headers_.size(); ++i) {
       if (r[i].empty()) continue;
       const std::string label = labelled ? style.dim(headers_[i]) + std::string(label_width - width(headers_[i]) + 2, ' ') : "";
-      out += under + label + one_line(r[i]) + "\n";
+      const std::string value = one_line(r[i]);
+      // A labelled value too long for the line goes under its label, 4 further in.
+      if (labelled && under.size() + label_width + 2 + width(value) > text_width)
+        out += under + style.dim(headers_[i]) + "\n" + under + "    " + value + "\n";
+      else
+        out += under + label + value + "\n";
     }
   }
   return out;

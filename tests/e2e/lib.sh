@@ -53,6 +53,17 @@ doctor_status_agrees() {
   [ "$2" = "$want" ] || fail "doctor exited $2, its document $1 says $want"
 }
 
+# layout_ok NAME FILE [JSON]: FILE, a default text view, within the layout
+# rules of tests/e2e/frameworks/text_rules.py (100 columns, no loader terms;
+# with the same command's --json JSON: the error once, each step a line).
+layout_ok() {
+  python3 "$CONDACUDA_SOURCE_DIR/tests/e2e/frameworks/text_rules.py" "$@" || fail "$1: the text view breaks the layout rules"
+}
+
+# flat FILE: a text view's lines joined by single spaces (the view wraps at
+# 100 columns: a test reads its sentences across the breaks).
+flat() { tr '\n' ' ' < "$1" | tr -s ' '; }
+
 # tree_state DIR: every path below DIR with its type, mode, size (files) and
 # link target, then every file's sha256: two trees are the same when these are.
 # Folder sizes are left out (they depend on the file system and its history).

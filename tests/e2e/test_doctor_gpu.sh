@@ -82,6 +82,7 @@ LD_LIBRARY_PATH=$nvjl "$CONDACUDA" doctor -p "$scratch/demo/env" --gpu V100 --js
 expect_eq "$(json "$scratch/nocode.json" "[(f['code'], f['severity'], f['title']) for f in j['findings'] if f['code'] == 'no-gpu-code']")" \
   "[('no-gpu-code', 'info', 'no library of this env that loads carries GPU code: nothing judged for --gpu V100')]" "no-gpu-code"
 LD_LIBRARY_PATH=$nvjl "$CONDACUDA" doctor -p "$scratch/demo/env" --gpu V100 --color never > "$scratch/nocode.txt"
+layout_ok doctor-gpu "$scratch/nocode.txt"
 grep -q "no-gpu-code.*nothing judged for --gpu V100" "$scratch/nocode.txt" || { cat "$scratch/nocode.txt"; fail "no-gpu-code in text"; }
 
 note "a wheel's cuBLAS built before Blackwell, and a python extension that loads it"

@@ -50,6 +50,7 @@ expect_eq "$series" 12.4 "the series, the newest of the CUDA 12 wheels (nvidia-n
 
 note "repair: no CUDA 13 folder in the hook, verification lines that agree with themselves"
 "$CONDACUDA" repair -p "$env" --color never > "$scratch/repair.txt" || { cat "$scratch/repair.txt" >&2; fail "repair"; }
+layout_ok repair "$scratch/repair.txt"
 grep -q '^  ok  this shell: 6/6 files load ' "$scratch/repair.txt" || { cat "$scratch/repair.txt" >&2; fail "this shell's line"; }
 if grep -E 'FAILS|fails ' "$scratch/repair.txt"; then fail "a failing verification line"; fi
 if ! grep -q '^note: left for you (no repair changes it): misaligned: ' "$scratch/repair.txt" ||

@@ -42,6 +42,7 @@ expect_eq "$(json "$scratch/fleet.json" '[n["doctor"]["node"]["gpus_source"] for
 
 note "the text names the classes, not the nodes"
 expect_status 1 fleet --color never > "$scratch/fleet.txt"
+layout_ok fleet "$scratch/fleet.txt"
 grep -Eq "^  node2 +1 +fails: no-kernel-image +580 \(580.65.06, CONDACUDA_DRIVER\) +V100 \(sm_70\) \(CONDACUDA_GPU\)\$" "$scratch/fleet.txt" ||
   { cat "$scratch/fleet.txt"; fail "node2's row"; }
 grep -q "\.\.\. 9 more (--json)" "$scratch/fleet.txt" || { cat "$scratch/fleet.txt"; fail "node2's findings are not cut"; }

@@ -76,8 +76,10 @@ has "$doctor_text" "lib/libcusparse.so.12: " doctor
 has "$doctor_text" "lib/libcudart.so.12: cannot read file data: Is a directory" doctor
 has "$doctor_text" "lib/libcurand.so.10: invalid ELF header" doctor
 for so in libnvJitLink.so.12 libcufft.so.11; do has "$doctor_text" "$so" doctor; done
-# info lists what it could not read as a library, naming the file and why.
-info_text=$(cat "$scratch/info.out" "$scratch/info.err")
+layout_ok doctor "$scratch/doctor.out"
+layout_ok info "$scratch/info.out"
+# info lists what it could not read as a library, naming the file and why (its lines joined as doctor's).
+info_text=$(cat "$scratch/info.out" "$scratch/info.err" | tr '\n' ' ' | tr -s ' ')
 has "$info_text" "lib/libcublas.so.12: not a usable ELF file: dynamic section extends past the end of the file" info
 has "$info_text" "lib/libcusparse.so.12: not a usable ELF file: " info
 has "$info_text" "lib/libnvJitLink.so.12: cannot read: not a regular file (a FIFO)" info

@@ -17,6 +17,7 @@ expect_eq "$(json "$scratch/info.json" 'j["consumers"][0]["package"]')" "demotor
 
 # The text form names the same things.
 "$CONDACUDA" info -p "$env" --color never > "$scratch/info.txt"
+layout_ok info "$scratch/info.txt"
 grep -q 'nvidia-nvjitlink-cu12 12.4.127' "$scratch/info.txt" || fail "text output lacks nvjitlink"
 
 # Env paths with spaces, $ and quotes: selected with -p, ENV and CONDA_PREFIX.

@@ -38,6 +38,7 @@ expect_eq "$(code sm90a)" "(['sm_90a'], [], False, False, [])" "SASS sm_90a only
 expect_eq "$(code ptx75)" "([], ['compute_75'], True, True, [])" "PTX compute_75 only"
 expect_eq "$(code compressed)" "(['sm_75', 'sm_86', 'sm_90'], [], False, True, [])" "compressed SASS"
 "$CONDACUDA" info -p "$env" --color never > "$scratch/info.txt"
+layout_ok info "$scratch/info.txt"
 grep -q 'ext/sm80.so  *sm_80 | compute_80 (PTX [0-9.]*)$' "$scratch/info.txt" || { cat "$scratch/info.txt" >&2; fail "the text table"; }
 
 if make_cuda13_env "$scratch/cu13"; then

@@ -26,11 +26,13 @@ note "lock --check there: exit 1, cuSPARSE named with the loader's error and doc
 LD_LIBRARY_PATH=$system expect_status 1 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver none --color never \
   > "$scratch/breaks.txt"
 cat "$scratch/breaks.txt"
-grep -q "env 'env' matches (3 libraries, aligned to 12.4) but does not load here" "$scratch/breaks.txt" || fail "verdict line"
-grep -q "does not load with this shell's LD_LIBRARY_PATH ($system)" "$scratch/breaks.txt" || fail "the LD_LIBRARY_PATH judged"
-grep -Eq "^  undefined-symbol cusparse lib/python3[^ ]*/nvidia/cusparse/lib/libcusparse.so.12: .*undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12$" \
-  "$scratch/breaks.txt" || fail "the cuSPARSE line"
-grep -q "^    fix: .*repair" "$scratch/breaks.txt" || fail "doctor's fix"
+# (the text view wraps at 100 columns: its sentences are read across the breaks, flat)
+grep -q "env 'env' matches (3 libraries, aligned to 12.4) but does not load here" <<< "$(flat "$scratch/breaks.txt")" || fail "verdict line"
+grep -q "does not load with this shell's LD_LIBRARY_PATH ($system)" <<< "$(flat "$scratch/breaks.txt")" || fail "the LD_LIBRARY_PATH judged"
+grep -Eq " undefined-symbol cusparse lib/python3[^ ]*/nvidia/cusparse/lib/libcusparse.so.12: .*undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12" \
+  <<< "$(flat "$scratch/breaks.txt")" || fail "the cuSPARSE line"
+grep -q " fix: .*repair" <<< "$(flat "$scratch/breaks.txt")" || fail "doctor's fix"
+layout_ok lock-check "$scratch/breaks.txt"
 LD_LIBRARY_PATH=$system expect_status 1 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver none --json \
   > "$scratch/breaks.json"
 expect_eq "$(json "$scratch/breaks.json" 'j["outcome"], j["matches"], j["changes"], j["loads_here"]["loads"], j["loads_here"]["ld_library_path"]')" \
@@ -43,18 +45,19 @@ python3 "$CONDACUDA_SOURCE_DIR/tests/tools/check_json_docs.py" "$CONDACUDA_SOURC
 note "where the env loads (its own nvJitLink first), python opens cuSPARSE and lock --check exits 0"
 LD_LIBRARY_PATH=$nvjitlink "$env/bin/python3" -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$cusparse"
 LD_LIBRARY_PATH=$nvjitlink expect_status 0 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver none > "$scratch/ok.txt"
-grep -q "env 'env' matches (3 libraries, aligned to 12.4)$" "$scratch/ok.txt" || { cat "$scratch/ok.txt"; fail "clean match"; }
+grep -q "env 'env' matches (3 libraries, aligned to 12.4) *$" <<< "$(flat "$scratch/ok.txt")" || { cat "$scratch/ok.txt"; fail "clean match"; }
 
 note "LD_LIBRARY_PATH unset: unrepaired, cuSPARSE's RUNPATH does not reach nvJitLink (exit 1); after repair it loads (exit 0)"
 status=0
 "$env/bin/python3" -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$cusparse" 2> /dev/null || status=$?
 [ "$status" != 0 ] || fail "the unrepaired env opened cuSPARSE without LD_LIBRARY_PATH"
 expect_status 1 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver none --color never > "$scratch/unset.txt"
-grep -Eq "^  not-found cusparse .*libnvJitLink.so.12" "$scratch/unset.txt" || { cat "$scratch/unset.txt"; fail "not-found line"; }
+layout_ok lock-check "$scratch/unset.txt"
+grep -Eq " not-found cusparse .*libnvJitLink.so.12" <<< "$(flat "$scratch/unset.txt")" || { cat "$scratch/unset.txt"; fail "not-found line"; }
 "$CONDACUDA" repair -p "$env" > /dev/null
 expect_status 0 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver none > "$scratch/repaired.txt"
 cat "$scratch/repaired.txt"
-grep -q "matches (3 libraries, aligned to 12.4)$" "$scratch/repaired.txt" || fail "the repaired env matches and loads"
+grep -q "matches (3 libraries, aligned to 12.4) *$" <<< "$(flat "$scratch/repaired.txt")" || fail "the repaired env matches and loads"
 # The activated launch, as the hook gives it, opens cuSPARSE for real.
 hooked=$("$CONDACUDA" run -p "$env" --print-ld-library-path)
 LD_LIBRARY_PATH=$hooked "$env/bin/python3" -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$cusparse"
@@ -63,9 +66,9 @@ note "the driver rule: 450 is older than CUDA 12's 525; the lock was made withou
 expect_status 0 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver 525.60.13 > /dev/null
 expect_status 1 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver 450.80 --color never > "$scratch/driver.txt"
 cat "$scratch/driver.txt"
-grep -q "matches (3 libraries, NOT aligned (series 12.4)) but does not load here" "$scratch/driver.txt" || fail "driver verdict line"
-grep -q "^  rule driver fails here (skipped when locked): driver 450.80 (branch 450, from --driver) < 525, the minimum for CUDA 12.x$" \
-  "$scratch/driver.txt" || fail "the driver rule line"
+grep -q "matches (3 libraries, NOT aligned (series 12.4)) but does not load here" <<< "$(flat "$scratch/driver.txt")" || fail "driver verdict line"
+grep -q " rule driver fails here (skipped when locked): driver 450.80 (branch 450, from --driver) < 525, the minimum for CUDA 12.x" \
+  <<< "$(flat "$scratch/driver.txt")" || fail "the driver rule line"
 expect_status 1 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --driver 450.80 --json > "$scratch/driver.json"
 expect_eq "$(json "$scratch/driver.json" 'j["outcome"], j["changes"], [(r["rule"], r["locked"]) for r in j["rules_here"]]')" \
   "('does-not-load', [], [('driver', 'skipped')])" "the driver rule in JSON"

@@ -51,6 +51,7 @@ printf '\0' >> "$sp/nvidia/cuda_runtime/lib/libcudart.so.12"
 rm "$sp/nvidia/nvjitlink/lib/libnvJitLink.so.12"
 sed -i 's/^Version: 12.1.0.106$/Version: 12.1.0.107/' "$sp"/nvidia_cusparse_cu12-*.dist-info/METADATA
 expect_status 1 "$CONDACUDA" lock --check "$scratch/cuda.lock.yml" -p "$env" --color never > "$scratch/drift.txt"
+layout_ok lock-check "$scratch/drift.txt"
 cat "$scratch/drift.txt"
 grep -q "has drifted: 4 changes" "$scratch/drift.txt" || fail "change count"
 grep -Eq '^  verdict +series +12.4 +12.1$' <<< "$(joined_rows "$scratch/drift.txt")" || fail "series: nvjitlink 12.4 gone, cusparse 12.1.0.107 unknown"

@@ -83,6 +83,7 @@ expect_eq "$(json "$scratch/doctor.json" "[x['fix'] for x in $f]")" \
   "[\"pip install --upgrade 'nvidia-nvjitlink-cu12>=12.4'\", \"pip install --upgrade 'nvidia-nvjitlink-cu12>=12.4'\"]" fixes
 expect_eq "$(json "$scratch/doctor.json" "[x['min_release'] for x in $f]")" "['12.4', '12.4']" "doctor min release"
 expect_status 1 env -u LD_LIBRARY_PATH "$CONDACUDA" doctor -p "$env" --color never > "$scratch/doctor.txt"
+layout_ok doctor "$scratch/doctor.txt"
 grep -q "alignment rule 'symbols'" "$scratch/doctor.txt" || fail "doctor names the rule"
 
 note "lock --check of the env as it was: the verdict changed"
@@ -92,5 +93,5 @@ grep -Eq '^  version +nvjitlink .*12.4.127 +pip nvidia-nvjitlink-cu12 12.1.105$'
 grep -Eq '^  verdict +rule symbols +pass +fail$' <<< "$(joined_rows "$scratch/drift.txt")" || fail "symbols verdict"
 grep -Eq '^  verdict +rule releases +pass +fail$' <<< "$(joined_rows "$scratch/drift.txt")" || fail "releases verdict"
 grep -Eq '^  verdict +aligned +true +false$' <<< "$(joined_rows "$scratch/drift.txt")" || fail "aligned verdict"
-grep -q 'rule symbols now: libcusparse.so.12 -> libnvJitLink.so.12 .*1 missing: __nvJitLinkAddData_12_4' "$scratch/drift.txt" || fail "why"
+grep -q 'rule symbols now: libcusparse.so.12 -> libnvJitLink.so.12 .*1 missing: __nvJitLinkAddData_12_4' <<< "$(flat "$scratch/drift.txt")" || fail "why"
 note "misaligned env: ok"

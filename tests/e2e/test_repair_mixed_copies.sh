@@ -41,6 +41,7 @@ dist=$(echo "$sp"/nvidia_nvjitlink_cu12-*.dist-info)
 while IFS=, read -r rel _; do rm -f "${sp:?}/$rel"; done < "$dist/RECORD"
 rm -rf "$dist" "$sp/nvidia/nvjitlink"
 expect_status 1 "$CONDACUDA" repair -p "$env" --color never > "$scratch/refused.txt"
+layout_ok repair-refused "$scratch/refused.txt"
 grep -q "^nothing written: " "$scratch/refused.txt" || fail "repair wrote something"
 grep -q "conda install 'cuda-nvjitlink>=12.1'" "$scratch/refused.txt" || { cat "$scratch/refused.txt" >&2; fail "the conda package's upgrade"; }
 [ ! -e "$env/etc/condacuda" ] || fail "a refused repair left its manifest"

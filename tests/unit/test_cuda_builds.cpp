@@ -45,9 +45,16 @@ TEST_CASE("the major a conda build string names; cudnn and cpu builds name none"
 }
 
 TEST_CASE("what says a package is built for a major: name, local version, build string, requirements") {
-  CHECK(built_for("cupy-cuda11x", "12.3.0", "", {})->evidence == "its name");
-  CHECK(built_for("torch", "2.5.1+cu118", "", {})->evidence == "its local version +cu118");
-  CHECK(built_for("pytorch", "2.5.1", "py3.11_cuda11.8_cudnn8.7.0_0", {})->major == 11);
+  const auto by_name = built_for("cupy-cuda11x", "12.3.0", "", {});
+  const auto by_version = built_for("torch", "2.5.1+cu118", "", {});
+  const auto by_build = built_for("pytorch", "2.5.1", "py3.11_cuda11.8_cudnn8.7.0_0", {});
+  REQUIRE(by_name);
+  REQUIRE(by_version);
+  REQUIRE(by_build);
+  CHECK(by_name->evidence == "its name");
+  CHECK(by_version->evidence == "its local version +cu118");
+  CHECK(by_version->major == 11);
+  CHECK(by_build->major == 11);
   ComponentRequirement cudart{"torch", "2.5.1", "pip", "cuda_runtime", {}};
   cudart.requirement.name = "nvidia-cuda-runtime-cu11";
   cudart.requirement.text = "nvidia-cuda-runtime-cu11==11.8.89";

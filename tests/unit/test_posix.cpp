@@ -58,7 +58,8 @@ TEST_CASE("write_file_atomically: links planted at the temporary names it will t
   const std::string probe = sys::temporary_name(target); // the name just used up: the counter's place
   const std::string stem = probe.substr(0, probe.rfind('-') + 1);
   const unsigned next = static_cast<unsigned>(std::stoul(probe.substr(probe.rfind('-') + 1))) + 1;
-  std::vector<std::string> planted;
+  std::vector<std::string> planted{probe}; // the name just given out too: a temporary name is never given twice
+  fs::create_symlink(victim, probe);
   for (unsigned n = next; n < next + 40; ++n) {
     planted.push_back(stem + std::to_string(n));
     fs::create_symlink(victim, planted.back());
