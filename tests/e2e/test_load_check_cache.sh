@@ -97,27 +97,8 @@ expect_eq "$(verdict "$scratch/before.json")" loads "the unchanged library"
 grep -q "libcufft_changed.so" "$cache" || fail "the unchanged library was not cached"
 mtime=$(stat -c %y "$env/lib/libcufft_changed.so")
 size=$(stat -c %s "$env/lib/libcufft_changed.so")
-python3 - "$env/lib/libcufft_changed.so" << 'PY'
-import struct, sys
-path = sys.argv[1]
-data = bytearray(open(path, "rb").read())
-phoff, = struct.unpack_from("<Q", data, 32)
-phnum, = struct.unpack_from("<H", data, 56)
-for i in range(phnum):
-    p = phoff + 56 * i
-    if struct.unpack_from("<I", data, p)[0] == 2:  # PT_DYNAMIC
-        off, = struct.unpack_from("<Q", data, p + 8)
-        while True:
-            tag, val = struct.unpack_from("<qQ", data, off)
-            if tag == 0:
-                sys.exit("no DT_INIT_ARRAYSZ")
-            if tag == 27:
-                struct.pack_into("<Q", data, off + 8, 1 << 30)
-                break
-            off += 16
-with open(path, "r+b") as f:  # in place: same inode
-    f.write(data)
-PY
+# DT_INIT_ARRAYSZ (tag 27) made 1 GiB, in place
+python3 "$CONDACUDA_SOURCE_DIR/tests/tools/elf_patch.py" "$env/lib/libcufft_changed.so" dynamic 27=$((1 << 30))
 touch -d "$mtime" "$env/lib/libcufft_changed.so"
 expect_eq "$(stat -c %s "$env/lib/libcufft_changed.so")" "$size" "the changed library's size"
 expect_eq "$(stat -c %y "$env/lib/libcufft_changed.so")" "$mtime" "the changed library's mtime"
@@ -206,19 +187,7 @@ mkdir -p "$env/conda-meta" "$env/lib"
 touch "$env/conda-meta/history"
 printf 'int cc_align(void) { return 1; }\n' > "$scratch/align.c"
 gcc -shared -fPIC -o "$env/lib/libcufft_align.so" "$scratch/align.c"
-python3 - "$env/lib/libcufft_align.so" << 'PY'
-import struct, sys
-path = sys.argv[1]
-data = bytearray(open(path, "rb").read())
-phoff, = struct.unpack_from("<Q", data, 32)
-phnum, = struct.unpack_from("<H", data, 56)
-for i in range(phnum):
-    p = phoff + 56 * i
-    if struct.unpack_from("<I", data, p)[0] == 1:  # the first PT_LOAD: p_align 0x800
-        struct.pack_into("<Q", data, p + 48, 0x800)
-        break
-open(path, "wb").write(data)
-PY
+python3 "$CONDACUDA_SOURCE_DIR/tests/tools/elf_patch.py" "$env/lib/libcufft_align.so" load-align 0x800
 settle
 align_verdict() { json "$1" "[r['verdict'] for r in j['roots'] if r['file'] == 'lib/libcufft_align.so'][0]"; }
 expect_exit 1 "$scratch/g234.truth.json" /dev/null "$CONDACUDA" doctor -p "$env" --json --glibc 2.34 --no-cache

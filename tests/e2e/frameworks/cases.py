@@ -79,16 +79,7 @@ class Case:
 
     def doctor(self, *extra):
         """doctor --json, and its text view held to the layout rules (text_rules.py)."""
-        r = self.condacuda_run("doctor", "-p", self.env, "--json", *extra)
-        check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
-        doc = json.loads(r.stdout)
-        t = self.condacuda_run("doctor", "-p", self.env, *extra)
-        if t.returncode != r.returncode:
-            raise SystemExit("FAIL: doctor's text view exited %d, its --json %d" % (t.returncode, r.returncode))
-        problems = text_rules.violations("doctor", t.stdout, doc)
-        if problems:
-            raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s" % problems)
-        return r.returncode, doc
+        return text_rules.doctor_both(lambda argv: self.condacuda_run(*argv), "-p", self.env, *extra)
 
 
 def program(doc, name="torch"):

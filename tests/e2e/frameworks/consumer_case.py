@@ -73,16 +73,9 @@ class Env:
         return r.stdout.strip()
 
     def doctor(self):
-        r = subprocess.run([self.condacuda, "doctor", "-p", self.env, "--json"], capture_output=True, text=True, env=self.vars)
-        check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
-        doc = json.loads(r.stdout)
-        t = subprocess.run([self.condacuda, "doctor", "-p", self.env], capture_output=True, text=True, env=self.vars)
-        if t.returncode != r.returncode:
-            raise SystemExit("FAIL: doctor's text view exited %d, its --json %d" % (t.returncode, r.returncode))
-        problems = text_rules.violations("doctor", t.stdout, doc)
-        if problems:
-            raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s" % problems)
-        return r.returncode, doc
+        """doctor --json, and its text view held to the layout rules (text_rules.py)."""
+        run = lambda argv: subprocess.run([self.condacuda, *argv], capture_output=True, text=True, env=self.vars)  # noqa: E731
+        return text_rules.doctor_both(run, "-p", self.env)
 
     def follow(self, finding):
         for a in finding["actions"]:

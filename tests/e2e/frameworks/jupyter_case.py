@@ -128,17 +128,7 @@ class Jupyter:
 
     def doctor(self):
         """doctor --json, and its text view held to the layout rules (text_rules.py)."""
-        r = self.run("doctor", "-p", self.env, "--json")
-        check(r.returncode in (0, 1), "doctor exits 0 or 1 (%d: %s)" % (r.returncode, r.stderr.strip()))
-        doc = json.loads(r.stdout)
-        t = self.run("doctor", "-p", self.env)
-        text = t.stdout
-        if t.returncode != r.returncode:
-            raise SystemExit("FAIL: doctor's text view exited %d, its --json %d" % (t.returncode, r.returncode))
-        problems = text_rules.violations("doctor", text, doc)
-        if problems:
-            raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s\n%s" % (problems, text))
-        return r.returncode, doc
+        return text_rules.doctor_both(lambda argv: self.run(*argv), "-p", self.env)
 
 
 def findings(doc, code):

@@ -73,6 +73,22 @@ def violations(name, text, doc=None):
     return out
 
 
+def doctor_both(run, *args):
+    """doctor ARGS --json and its text view through `run` (argv -> CompletedProcess): both exit
+    alike (0 or 1), the text within the rules; (exit status, the parsed --json)."""
+    r = run(["doctor", *args, "--json"])
+    if r.returncode not in (0, 1):
+        raise SystemExit("FAIL: doctor exited %d: %s" % (r.returncode, r.stderr.strip()))
+    doc = json.loads(r.stdout)
+    t = run(["doctor", *args])
+    if t.returncode != r.returncode:
+        raise SystemExit("FAIL: doctor's text view exited %d, its --json %d" % (t.returncode, r.returncode))
+    problems = violations("doctor", t.stdout, doc)
+    if problems:
+        raise SystemExit("FAIL: doctor's text view breaks the layout rules: %s\n%s" % (problems, t.stdout))
+    return r.returncode, doc
+
+
 if __name__ == "__main__":
     doc = json.load(open(sys.argv[3])) if len(sys.argv) > 3 else None
     problems = violations(sys.argv[1], open(sys.argv[2]).read(), doc)
