@@ -176,11 +176,8 @@ private:
 
   // Sets the finding's step (pip install) when the component has a wheel to name.
   std::string install_hint(Finding& f, const std::string& soname) const {
-    auto kind = inventory::classify_library(soname);
-    if (!kind) return "install the package that provides " + soname + " into the env";
-    int major = kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
-    if (major < 0 && report_.inputs.inventory.cuda_majors.size() == 1) major = report_.inputs.inventory.cuda_majors[0];
-    std::string wheel = inventory::wheel_for_component(kind->id, major);
+    if (!inventory::classify_library(soname)) return "install the package that provides " + soname + " into the env";
+    const std::string wheel = wheel_for(soname);
     f.actions = install_actions(soname);
     if (!f.actions.empty())
       return "install " + soname + " into the env: `" + command_line(f.actions.front()) + "` (or the conda package of that component)";
@@ -210,16 +207,22 @@ private:
     return f.actions.size() == 1 && !command_line(f.actions[0]).empty() ? ": `" + command_line(f.actions[0]) + "`" : "";
   }
 
-  // install_hint as a step: the wheel of that component and major, when it has one.
-  std::vector<FixAction> install_actions(const std::string& soname) const {
+  // NVIDIA's wheel of the soname's component, of its major (the env's when the soname does not say it); "" when none.
+  std::string wheel_for(const std::string& soname) const {
     auto kind = inventory::classify_library(soname);
-    if (!kind) return {};
+    if (!kind) return "";
     int major = kind->soname_is_cuda_major ? inventory::soname_major(soname) : -1;
     if (major < 0 && report_.inputs.inventory.cuda_majors.size() == 1) major = report_.inputs.inventory.cuda_majors[0];
-    const std::string wheel = inventory::wheel_for_component(kind->id, major);
+    return inventory::wheel_for_component(kind->id, major);
+  }
+
+  // install_hint as a step: the wheel of that component and major, when it has one.
+  std::vector<FixAction> install_actions(const std::string& soname) const {
+    const std::string wheel = wheel_for(soname);
     if (wheel.empty() || wheel.find(' ') != std::string::npos) return {};
     return {{"pip-install", {"install", wheel}}};
   }
+
 
   void on_error(const RootResult& root, const loader::LoadError& e) {
     const auto& objects = root.report.objects;

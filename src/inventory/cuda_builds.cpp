@@ -73,9 +73,9 @@ std::optional<int> cuda_major_of_conda_build(std::string_view build) {
 
 std::optional<BuiltFor> built_for(std::string_view name, std::string_view version, std::string_view conda_build,
                                   const std::vector<ComponentRequirement>& requirements) {
-  if (const auto n = name_digits(lower(name)); n && major_of_digits(*n)) return BuiltFor{*major_of_digits(*n), "its name"};
   if (const auto major = cuda_major_of_build(name, version))
-    return BuiltFor{*major, "its local version " + std::string(version.substr(version.find("+cu")))};
+    return BuiltFor{*major, name_digits(lower(name)) ? std::string("its name")
+                                                    : "its local version " + std::string(version.substr(version.find("+cu")))};
   if (const auto major = cuda_major_of_conda_build(conda_build))
     return BuiltFor{*major, "its build string " + std::string(conda_build)};
   // NVIDIA's wheels of one major among what it requires.

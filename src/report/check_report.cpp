@@ -347,11 +347,8 @@ std::string check_text(const CheckReport& r, const Style& style) {
   out = fit(out); // lines built whole; the findings' commands below are laid out as they must stay
   if (!r.findings.empty()) {
     out += "\ndoctor explains\n";
-    for (const auto& f : r.findings) {
-      const FixText fix = split_fix(f.fix);
-      out += wrap("  " + style.red(f.code) + " ", 3 + f.code.size(), f.title, 4) + wrap("    fix: ", 9, fix.prose, 9);
-      for (const auto& command : fix.commands) out += command_block(command, 9);
-    }
+    for (const auto& f : r.findings)
+      out += wrap("  " + style.red(f.code) + " ", 3 + f.code.size(), f.title, 4) + fix_block("    fix: ", 9, f.fix);
   }
   std::string py = python_text(r, style);
   if (!py.empty()) out += fit("\n" + py);

@@ -218,10 +218,7 @@ std::string finding_text(const doctor::Finding& f, const Style& style, bool erro
     out += wrap("  " + style.dim(i == 0 ? word : std::string(word.size(), ' ')) + std::string(column - 2 - word.size(), ' '),
                 column, f.affects[i], column);
   if (!f.first_error.empty() && !error_said) out += wrap("  " + style.dim("error") + "  ", 9, f.first_error, 9);
-  const FixText fix = split_fix(f.fix);
-  out += wrap("  " + style.green("fix") + "    ", 9, fix.prose, 9);
-  for (const auto& command : fix.commands) out += command_block(command, 9);
-  return out;
+  return out + fix_block("  " + style.green("fix") + "    ", 9, f.fix);
 }
 } // namespace
 

@@ -129,11 +129,7 @@ Json class_json(const fleet::NodeClass& c, const fleet::Fleet& f) {
 
 // "next  words", the commands in them each alone on its lines, `indent` in.
 std::string next_lines(const std::string& label, std::size_t label_width, const std::string& text, std::size_t indent) {
-  const FixText fix = split_fix(text);
-  const std::size_t hang = indent + label_width + 2;
-  std::string out = wrap(std::string(indent, ' ') + label + "  ", hang, fix.prose, hang);
-  for (const auto& command : fix.commands) out += command_block(command, hang);
-  return out;
+  return fix_block(std::string(indent, ' ') + label + "  ", indent + label_width + 2, text);
 }
 
 std::string class_details(const fleet::NodeClass& c, const fleet::Fleet& f, const Style& style) {
@@ -207,7 +203,7 @@ std::string fleet_text(const app::FleetOutcome& o, const Style& style) {
   if (!f.repeated.empty())
     out += "\n" + wrap("", 0, style.dim(count_text(f.repeated.size(), "node", "nodes") + " came with more than one document (the last kept): " +
                                       one_line(util::join(f.repeated, ", "))), 2);
-  // (no fit() over the rest: a command's lines are laid out by command_block and must stay as they are)
+  // (no fit() over the rest: a command's lines are laid out by fix_block and must stay as they are)
   return out;
 }
 

@@ -21,9 +21,9 @@ std::string one_line(std::string cell) {
 namespace {
 constexpr std::size_t short_cell = 32; // a first cell longer than this may stand above its row
 
-// How a table is laid out: each column's width, how many columns stay in
-// the row (the rest go under it), and whether the first column's long cells
-// stand above their rows.
+// How a table is laid out: each column's width (the first one's capped when
+// its long cells stand above their rows) and how many columns stay in the
+// row (the rest go under it).
 struct Layout {
   std::vector<std::size_t> widths;
   std::size_t kept = 0;

@@ -69,7 +69,7 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$scratch/doctor-jso
 # loader would give one.
 expect_eq "$status" 1 "doctor on an env whose libraries are damaged"
 # The text view breaks long lines at spaces (100 columns): compare with the line breaks and indents joined.
-doctor_text=$(cat "$scratch/doctor.out" "$scratch/doctor.err" | tr '\n' ' ' | tr -s ' ')
+doctor_text=$(flat <(cat "$scratch/doctor.out" "$scratch/doctor.err"))
 has() { grep -qF -- "$2" <<< "$1" || fail "${3:-output} lacks: $2"; }
 has "$doctor_text" "lib/libcublas.so.12: condacuda cannot read this file: dynamic section extends past the end of the file" doctor
 has "$doctor_text" "lib/libcusparse.so.12: " doctor
@@ -79,7 +79,7 @@ for so in libnvJitLink.so.12 libcufft.so.11; do has "$doctor_text" "$so" doctor;
 layout_ok doctor "$scratch/doctor.out"
 layout_ok info "$scratch/info.out"
 # info lists what it could not read as a library, naming the file and why (its lines joined as doctor's).
-info_text=$(cat "$scratch/info.out" "$scratch/info.err" | tr '\n' ' ' | tr -s ' ')
+info_text=$(flat <(cat "$scratch/info.out" "$scratch/info.err"))
 has "$info_text" "lib/libcublas.so.12: not a usable ELF file: dynamic section extends past the end of the file" info
 has "$info_text" "lib/libcusparse.so.12: not a usable ELF file: " info
 has "$info_text" "lib/libnvJitLink.so.12: cannot read: not a regular file (a FIFO)" info

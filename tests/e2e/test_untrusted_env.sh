@@ -146,7 +146,7 @@ for command in info doctor lock "repair --dry-run"; do
   # shellcheck disable=SC2086 # the command's words
   quick $command -p "$scratch/f"
   cat "$scratch/q.out" >> "$scratch/q.err" # info shows its warnings in its report
-  said=$(tr -s '\n ' '  ' < "$scratch/q.err") # read across lines: the text view wraps at 100 columns
+  said=$(flat "$scratch/q.err") # read across lines: the text view wraps at 100 columns
   grep -q "METADATA is not a regular file (a FIFO)" <<< "$said" ||
     { cat "$scratch/q.err" >&2; fail "$command: the FIFO METADATA is not named"; }
   grep -q "no readable RECORD (it is not a regular file (a character device))" <<< "$said" || fail "$command: the /dev/zero RECORD is not named"
@@ -212,7 +212,7 @@ status=0
 LD_LIBRARY_PATH=$scratch/demo/system-cuda-12.0/lib64 "$CONDACUDA" repair -p "$scratch/a:b" > "$scratch/colon.out" 2>&1 || status=$?
 expect_eq "$status" 1 "repair of a prefix holding ':'"
 # (the text view wraps at 100 columns: the words are read across its lines)
-grep -q "LD_LIBRARY_PATH cannot hold '$scratch/a:b', those characters separate its entries" <<< "$(tr -s '\n ' '  ' < "$scratch/colon.out")" ||
+grep -q "LD_LIBRARY_PATH cannot hold '$scratch/a:b', those characters separate its entries" <<< "$(flat "$scratch/colon.out")" ||
   fail "the ':' is not named as the cause: $(cat "$scratch/colon.out")"
 long=$scratch/long
 while [ ${#long} -lt 4200 ]; do long=$long/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; done
@@ -246,8 +246,8 @@ meta=$(echo "$sp"/nvidia_nvjitlink_cu12-*.dist-info/METADATA)
 python3 -c "import sys; open(sys.argv[1], 'a').write('Version: ' + '9' * (50 << 20) + '\n')" "$meta"
 quick info -p "$scratch/c"
 cat "$scratch/q.out" >> "$scratch/q.err"
-grep -q "RECORD ([^)]*more than the 16777216 condacuda reads" <<< "$(tr -s '\n ' '  ' < "$scratch/q.err")" || fail "60 MB RECORD: $(cat "$scratch/q.err")"
-grep -q "METADATA is .* bytes, more than the 1048576" <<< "$(tr -s '\n ' '  ' < "$scratch/q.err")" || fail "50 MB METADATA: $(cat "$scratch/q.err")"
+grep -q "RECORD ([^)]*more than the 16777216 condacuda reads" <<< "$(flat "$scratch/q.err")" || fail "60 MB RECORD: $(cat "$scratch/q.err")"
+grep -q "METADATA is .* bytes, more than the 1048576" <<< "$(flat "$scratch/q.err")" || fail "50 MB METADATA: $(cat "$scratch/q.err")"
 [ "$(wc -c < "$scratch/q.out")" -lt 100000 ] || fail "info printed $(wc -c < "$scratch/q.out") bytes"
 cp -a "$env" "$scratch/s"
 jit=$(sp_of "$scratch/s")/nvidia/nvjitlink/lib/libnvJitLink.so.12
