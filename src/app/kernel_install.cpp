@@ -70,7 +70,9 @@ Result<KernelInstallOutcome> install_kernel(const KernelInstallOptions& options)
                                   "ipykernel_launcher", "-f", "{connection_file}"},
                                  options.display_name.value_or("Python (" + options.env.name + ", condacuda)"),
                                  options.env.prefix, tool};
-  o.text = jupyter::render_kernelspec(draft);
+  auto text = jupyter::render_kernelspec(draft);
+  if (!text) return text.error();
+  o.text = std::move(*text);
   auto existing = sys::read_kernelspec_file(o.kernel_dir);
   if (!existing) return existing.error();
   if (*existing && !jupyter::written_by_condacuda(**existing))

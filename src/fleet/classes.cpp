@@ -121,9 +121,13 @@ std::string answered_verdict(const NodeRecord& r) {
     std::vector<std::string> codes;
     for (const auto& l : v.findings)
       if (l.severity == "error" && std::find(codes.begin(), codes.end(), l.code) == codes.end()) codes.push_back(l.code);
+    // A document is untrusted: a finding without a code, a verdict without
+    // an outcome still say something (found by tests/fuzz/fuzz_fleet_documents.cpp).
+    for (auto& code : codes)
+      if (code.empty()) code = "an error without a code";
     out = "fails: " + util::join(codes, ", ");
   } else {
-    out = v.exit_code == 0 ? "loads" : v.outcome;
+    out = v.exit_code == 0 ? "loads" : v.outcome.empty() ? "exit " + std::to_string(v.exit_code) : v.outcome;
     if (warnings) out += ", " + std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
   }
   if (v.check_outcome) out += "; check " + *v.check_outcome;

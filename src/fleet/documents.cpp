@@ -8,12 +8,20 @@ namespace condacuda::fleet {
 namespace {
 using util::Json;
 
-// A condacuda.fleet/1 document's nodes, each from its original documents.
-void add_fleet_nodes(const Json& fleet, std::vector<NodeRecord>& out) {
+// A condacuda.fleet/1 document's nodes, each from its original documents. A
+// node entry without a name is named by the document and its place in the
+// list ("out:3"), a document without a list of nodes is a bad document:
+// neither is dropped, and no class is named by an empty hostlist.
+void add_fleet_nodes(const Json& fleet, const std::string& hint, std::vector<NodeRecord>& out) {
   const Json* nodes = fleet.get("nodes");
-  if (!nodes || !nodes->is_array()) return;
+  if (!nodes || !nodes->is_array()) {
+    out.push_back(silent_node(hint, {Silence::bad_document, "a condacuda.fleet/1 document without a list of nodes"}));
+    return;
+  }
+  std::size_t place = 0;
   for (const auto& n : nodes->as_array()) {
-    const std::string name = n.string_at("name");
+    ++place;
+    const std::string name = n.string_at("name").empty() ? hint + ":" + std::to_string(place) : n.string_at("name");
     const Json* doctor = n.get("doctor");
     const Json* check = n.get("check");
     const Json* silent = n.get("no_answer");
@@ -33,16 +41,17 @@ void add_fleet_nodes(const Json& fleet, std::vector<NodeRecord>& out) {
 }
 
 void add_document(Json document, const std::string& hint, std::vector<NodeRecord>& out) {
-  if (document.is_object() && document.string_at("schema") == "condacuda.fleet/1") add_fleet_nodes(document, out);
+  if (document.is_object() && document.string_at("schema") == "condacuda.fleet/1") add_fleet_nodes(document, hint, out);
   else out.push_back(record_from_documents(hint, std::move(document), Json()));
 }
 } // namespace
 
 std::string node_from_file_name(const std::string& path) {
-  std::string name = util::base_name(path);
+  const std::string base = util::base_name(path);
+  std::string name = base;
   if (name.ends_with(".json")) name.resize(name.size() - 5);
   else if (name.ends_with(".jsonl")) name.resize(name.size() - 6);
-  return name;
+  return name.empty() ? (base.empty() ? "-" : base) : name; // ".json": the file's own name
 }
 
 std::vector<NodeRecord> records_from_text(std::string_view text, const std::string& origin) {

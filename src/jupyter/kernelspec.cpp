@@ -230,7 +230,14 @@ KernelRun classify_kernel(const Kernelspec& spec, const EnvIdentity& env, Kernel
   return run;
 }
 
-std::string render_kernelspec(const KernelspecDraft& d) {
+Result<std::string> render_kernelspec(const KernelspecDraft& d) {
+  for (const std::string* text : {&d.display_name, &d.env_prefix})
+    if (!util::is_utf8(*text))
+      return make_error(ErrorCode::bad_input, "'" + util::terminal_safe(*text) + "' is not UTF-8 text: a kernel.json cannot hold it");
+  for (const auto& a : d.argv)
+    if (!util::is_utf8(a))
+      return make_error(ErrorCode::bad_input, "the kernel's command line has '" + util::terminal_safe(a) +
+                                                  "', which is not UTF-8 text: a kernel.json cannot hold it");
   util::Json argv = util::Json::array();
   for (const auto& a : d.argv) argv.push(a);
   util::Json meta = util::Json::object();

@@ -139,7 +139,10 @@ struct KernelspecDraft {
   std::string env_prefix;
   std::string written_by; // "condacuda 0.x"
 };
-std::string render_kernelspec(const KernelspecDraft& draft);
+// A path or name that is not UTF-8 is an Error (bad_input): JSON holds text,
+// and the JSON writer's "\\xHH" for such bytes (util/json.hpp) would give
+// Jupyter another path to start.
+Result<std::string> render_kernelspec(const KernelspecDraft& draft);
 
 // Whether a kernel.json's text is one condacuda wrote (metadata.condacuda).
 bool written_by_condacuda(std::string_view json_text);

@@ -49,6 +49,9 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t pos);
 // the SGR colour sequences in `keep` (condacuda's own styling) pass through.
 std::string terminal_safe(std::string_view text, const std::vector<std::string_view>& keep = {});
 
+// Whether s is well-formed UTF-8 (control characters allowed).
+bool is_utf8(std::string_view s);
+
 // Whether s is well-formed UTF-8 without control characters (a name a
 // terminal shows as it is and a line-based reader gets as one line).
 bool is_plain_text(std::string_view s);

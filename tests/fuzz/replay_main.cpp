@@ -1,15 +1,22 @@
 // A standalone driver for a libFuzzer target (LLVMFuzzerTestOneInput), so the
 // fuzz targets run in every build and in CTest without libFuzzer:
-//   fuzz_elf_replay [--mutations N] [--seed S] FILE|DIR...
+//   fuzz_elf_replay [--mutations N] [--seed S] [--hang-seconds T] FILE|DIR...
 // Each file (each regular file of a DIR, sorted) is passed as is, then cut at
 // a spread of lengths, then damaged N times with a seeded generator (bit
 // flips, random bytes, boundary 32/64-bit values), so a failure reproduces
 // from the same seed. Every input is its own exact-size heap block, so ASan
 // reports a read one byte past the end.
+//
+// An input that crashes (a sanitizer's report, a trap of the target's own
+// checks, a signal) or runs past --hang-seconds (default 20: a loop that
+// does not end) is written to crash-<N> in $CONDACUDA_FUZZ_ARTIFACTS (else
+// the working directory) and named on stderr before the driver dies, so it
+// can be replayed alone: `fuzz_X_replay crash-<N>`.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,16 +26,65 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
+#include <sanitizer/common_interface_defs.h>
+#include <unistd.h>
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
 std::uint64_t executions = 0;
+unsigned hang_seconds = 20;
+// The input being run, for the handlers below (async-signal-safe: set before
+// the run, read with write(2) only).
+const std::uint8_t* current_data = nullptr;
+std::size_t current_size = 0;
+char artifact_path[4096] = "";
+
+void say(const char* text) { (void)!write(2, text, std::strlen(text)); }
+
+// Writes the current input to artifact_path; safe in a signal handler.
+void save_current_input() {
+  if (!current_data) return;
+  const int fd = open(artifact_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  for (std::size_t done = 0; done < current_size;) {
+    const ssize_t n = write(fd, current_data + done, current_size - done);
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  say("fuzz replay: the failing input is ");
+  say(artifact_path);
+  say("\n");
+}
+
+void on_fatal_signal(int signal_number) {
+  say(signal_number == SIGALRM ? "fuzz replay: an input ran past --hang-seconds (a hang)\n" : "fuzz replay: a fatal signal\n");
+  save_current_input();
+  std::signal(signal_number, SIG_DFL);
+  if (signal_number == SIGALRM) _exit(3);
+  std::raise(signal_number);
+}
+
+void install_handlers() {
+  const char* dir = std::getenv("CONDACUDA_FUZZ_ARTIFACTS");
+  std::snprintf(artifact_path, sizeof artifact_path, "%s/crash-%d", dir && *dir ? dir : ".", static_cast<int>(getpid()));
+  for (int s : {SIGALRM, SIGILL, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP}) std::signal(s, on_fatal_signal);
+  // ASan and UBSan end the process with _exit after their report: no signal.
+  __sanitizer_set_death_callback(save_current_input);
+}
 
 void run_one(const std::vector<std::uint8_t>& input) {
   auto copy = std::make_unique<std::uint8_t[]>(input.size() + (input.empty() ? 1 : 0));
   if (!input.empty()) std::memcpy(copy.get(), input.data(), input.size());
+  current_data = copy.get();
+  current_size = input.size();
+  alarm(hang_seconds);
   LLVMFuzzerTestOneInput(copy.get(), input.size());
+  alarm(0);
+  current_data = nullptr;
   ++executions;
 }
 
@@ -77,6 +133,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--mutations" && i + 1 < argc) mutations = std::strtoul(argv[++i], nullptr, 10);
     else if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--hang-seconds" && i + 1 < argc) hang_seconds = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
     else if (std::filesystem::is_directory(a)) {
       std::vector<std::filesystem::path> inside;
       for (const auto& e : std::filesystem::directory_iterator(a))
@@ -86,9 +143,10 @@ int main(int argc, char** argv) {
     } else files.emplace_back(a);
   }
   if (files.empty()) {
-    std::fprintf(stderr, "usage: %s [--mutations N] [--seed S] FILE|DIR...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--mutations N] [--seed S] [--hang-seconds T] FILE|DIR...\n", argv[0]);
     return 2;
   }
+  install_handlers();
   run_one({});
   for (const auto& path : files) {
     std::vector<std::uint8_t> input = read_all(path);

@@ -2,6 +2,8 @@
 // labelled output read back by task, sinfo's lines.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "fleet/classes.hpp"
 #include "fleet/documents.hpp"
 #include "fleet/node_script.hpp"
@@ -158,6 +160,23 @@ TEST_CASE("classify: the seed fleet is two classes, named by hostlist, with the 
   CHECK_FALSE(f.shared_repair_note); // one failing launch only
 }
 
+TEST_CASE("classify: a document without an outcome or with a finding without a code still gives a verdict in words") {
+  // Found by tests/fuzz/fuzz_fleet_documents.cpp: both gave a class with an empty verdict.
+  Doc one, two;
+  one.node = "n1";
+  one.exit_code = two.exit_code = 1;
+  two.node = "n2";
+  two.findings = {{"", "error"}};
+  Json no_outcome = doctor_document(one);
+  no_outcome.set("outcome", Json());
+  Json no_code = doctor_document(two);
+  auto fleet = classify({record_from_documents("n1", no_outcome, Json()), record_from_documents("n2", no_code, Json())});
+  REQUIRE(fleet.classes.size() == 2);
+  std::vector<std::string> verdicts{fleet.classes[0].verdict, fleet.classes[1].verdict};
+  std::sort(verdicts.begin(), verdicts.end());
+  CHECK(verdicts == std::vector<std::string>{"exit 1", "fails: an error without a code"});
+}
+
 TEST_CASE("classify: nodes that judge alike are one class whatever their facts; the facts they do not share are mixed") {
   Doc a, b, c, d;
   a.node = "gpu001";
@@ -273,6 +292,27 @@ TEST_CASE("records_from_text: one document, JSON Lines with a bad line, a fleet 
   CHECK_FALSE(again[0].no_answer);
   CHECK(again[1].no_answer->kind == Silence::unavailable);
   CHECK(again[1].no_answer->reason == "drained: disk");
+
+  // Found by tests/fuzz/fuzz_fleet_documents.cpp: a node entry without a name
+  // is named by its place, a fleet document without nodes is one bad node,
+  // and a file named ".json" names its node by itself; no node is nameless.
+  Json unnamed = Json::object();
+  Doc nameless;
+  nameless.node = "";
+  unnamed.set("doctor", doctor_document(nameless));
+  Json two = Json::array();
+  two.push(n1);
+  two.push(unnamed);
+  fleet_doc.set("nodes", two);
+  auto named = records_from_text(fleet_doc.dump(-1), "out/fleet.json");
+  REQUIRE(named.size() == 2);
+  CHECK(named[1].node == "fleet:2");
+  fleet_doc.set("nodes", Json::object());
+  auto empty = records_from_text(fleet_doc.dump(-1), "out/fleet.json");
+  REQUIRE(empty.size() == 1);
+  CHECK(empty[0].node == "fleet");
+  CHECK(empty[0].no_answer->kind == Silence::bad_document);
+  CHECK(node_from_file_name("out/.json") == ".json");
 }
 
 TEST_CASE("split_srun_output: lines by task label, markers, srun's own messages") {

@@ -170,7 +170,7 @@ TEST_CASE("the kernelspec kernel install writes: ipykernel's fields, metadata.co
   KernelspecDraft d{{"/bin/condacuda", "run", "-p", "/envs/torch", "--", "/envs/torch/bin/python3", "-m", "ipykernel_launcher",
                      "-f", "{connection_file}"},
                     "Python (torch, condacuda)", "/envs/torch", "condacuda 0.1.0"};
-  const std::string text = render_kernelspec(d);
+  const std::string text = render_kernelspec(d).value();
   auto back = parse_kernelspec(text, "t", "/k/t");
   REQUIRE(back);
   CHECK(back->argv == d.argv);
@@ -178,4 +178,14 @@ TEST_CASE("the kernelspec kernel install writes: ipykernel's fields, metadata.co
   CHECK(written_by_condacuda(text));
   CHECK_FALSE(written_by_condacuda(R"({"argv": ["python"], "metadata": {"debugger": true}})"));
   CHECK_FALSE(written_by_condacuda("not json"));
+  // A path that is not UTF-8 cannot be written as it is (found by tests/fuzz/fuzz_kernelspec.cpp).
+  KernelspecDraft raw = d;
+  raw.argv[5] = "/envs/t\xf3rch/bin/python3";
+  auto refused = render_kernelspec(raw);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == condacuda::ErrorCode::bad_input);
+  CHECK(refused.error().message.find("t\\xf3rch") != std::string::npos);
+  raw = d;
+  raw.display_name = "\xed\xa0\x80"; // what the reader makes of a lone "\ud800"
+  CHECK_FALSE(render_kernelspec(raw));
 }
