@@ -235,6 +235,8 @@ Result<std::vector<fleet::NodeRecord>> from_files(const std::vector<std::string>
     }
     auto files = sys::regular_files_in(p);
     if (!files) return make_error(ErrorCode::bad_input, "--from " + files.error().describe());
+    // Not one node silently dropped: a folder that holds no file is a mistake to name.
+    if (files->empty()) return make_error(ErrorCode::bad_input, "--from " + p + ": the folder holds no files of documents");
     inputs.insert(inputs.end(), files->begin(), files->end());
   }
   std::vector<fleet::NodeRecord> records;

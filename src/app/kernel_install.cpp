@@ -73,7 +73,9 @@ Result<KernelInstallOutcome> install_kernel(const KernelInstallOptions& options)
   auto text = jupyter::render_kernelspec(draft);
   if (!text) return text.error();
   o.text = std::move(*text);
-  auto existing = sys::read_kernelspec_file(o.kernel_dir);
+  // --sys-prefix writes into the env, untrusted input: confined to it.
+  const std::string within = options.sys_prefix ? options.env.prefix : std::string();
+  auto existing = sys::read_kernelspec_file(o.kernel_dir, within);
   if (!existing) return existing.error();
   if (*existing && !jupyter::written_by_condacuda(**existing))
     return make_error(ErrorCode::conflict,
@@ -84,7 +86,7 @@ Result<KernelInstallOutcome> install_kernel(const KernelInstallOptions& options)
              : options.dry_run               ? KernelInstallStatus::would_install
                                              : KernelInstallStatus::installed;
   if (o.status == KernelInstallStatus::installed)
-    if (auto written = sys::write_kernelspec_file(o.kernel_dir, o.text); !written) return written.error();
+    if (auto written = sys::write_kernelspec_file(o.kernel_dir, o.text, within); !written) return written.error();
   // The kernel as a server would start it, in every launch doctor knows of.
   sys::DiskFileView& files = sys::process_file_view();
   const sys::RepairState state = sys::read_repair_state(options.env.prefix);

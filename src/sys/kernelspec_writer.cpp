@@ -15,18 +15,27 @@ namespace {
 namespace fs = std::filesystem;
 
 // The nearest folder of `dir` (itself or an ancestor) that exists, and the
-// path below it still to create. Its owner must be this process's user.
+// path below it still to create; with `within`, that folder and the path
+// below it. Its owner must be this process's user.
 struct Ground {
   std::string base;
   std::string below; // relative, "" when `dir` exists
 };
 
-Result<Ground> ground_of(const std::string& dir) {
+Result<Ground> ground_of(const std::string& dir, const std::string& within) {
   fs::path p = fs::path(dir).lexically_normal();
   if (!p.is_absolute()) return make_error(ErrorCode::bad_input, "the kernel folder is not an absolute path", dir);
   fs::path below;
   struct stat st {};
-  while (::stat(p.c_str(), &st) != 0) {
+  if (!within.empty()) {
+    std::string base = fs::path(within).lexically_normal().string();
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    if (!p.string().starts_with(base + "/")) return make_error(ErrorCode::bad_input, "the kernel folder is not in " + base, dir);
+    below = fs::path(p.string().substr(base.size() + 1));
+    p = base;
+    if (::stat(p.c_str(), &st) != 0) return make_error(ErrorCode::io, "no such folder", base);
+  }
+  while (within.empty() && ::stat(p.c_str(), &st) != 0) {
     if (!p.has_relative_path()) return make_error(ErrorCode::io, "no folder of this path exists", dir);
     below = p.filename() / below;
     p = p.parent_path();
@@ -45,17 +54,17 @@ Result<Ground> ground_of(const std::string& dir) {
 std::string joined(const std::string& a, const std::string& b) { return a.empty() ? b : a + "/" + b; }
 } // namespace
 
-Result<std::optional<std::string>> read_kernelspec_file(const std::string& kernel_dir) {
-  auto ground = ground_of(kernel_dir);
+Result<std::optional<std::string>> read_kernelspec_file(const std::string& kernel_dir, const std::string& within) {
+  auto ground = ground_of(kernel_dir, within);
   if (!ground) return ground.error();
-  if (!ground->below.empty()) return std::optional<std::string>();
+  if (within.empty() && !ground->below.empty()) return std::optional<std::string>();
   auto tree = PrefixTree::open(ground->base);
   if (!tree) return tree.error();
-  return tree->read_file("kernel.json", read_cap::config);
+  return tree->read_file(joined(ground->below, "kernel.json"), read_cap::config);
 }
 
-Status write_kernelspec_file(const std::string& kernel_dir, const std::string& text) {
-  auto ground = ground_of(kernel_dir);
+Status write_kernelspec_file(const std::string& kernel_dir, const std::string& text, const std::string& within) {
+  auto ground = ground_of(kernel_dir, within);
   if (!ground) return ground.error();
   auto tree = PrefixTree::open(ground->base);
   if (!tree) return tree.error();

@@ -298,3 +298,8 @@ errors = [f"{name}: expected {w}, got {classes(name)}" for name, w in want.items
 sys.exit("\n".join(errors) if errors else 0)
 PY
 note "1000 documents in 3 classes by verdict, each malformed input its own; the same from fleet's own document"
+# A folder holding no files (a loop of links only): named as a mistake, not an empty fleet.
+mkdir "$scratch/nothing"
+ln -s "$scratch/nothing" "$scratch/nothing/again"
+expect_exit 2 "$scratch/nothing.out" "$scratch/nothing.err" "$CONDACUDA" fleet --from "$scratch/nothing" --from "$docs/gpu0050.json"
+grep -qF "the folder holds no files of documents" "$scratch/nothing.err" || fail "fleet --from an empty folder: $(cat "$scratch/nothing.err")"
