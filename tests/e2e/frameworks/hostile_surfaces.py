@@ -244,6 +244,11 @@ def kernel_install_cases(p):
         link(p.victim, os.path.join(env, rel))
         yield ("kernel install --sys-prefix: %s linked out" % label, ["-p", env, "--sys-prefix", "--kernel-name", "k"], {},
                os.path.join(env, "share", "jupyter", "kernels", "k"))
+    # An env whose path is not UTF-8: a kernel.json cannot hold it (exit 2, nothing written).
+    env = os.path.join(p.work, "env-\udcffx")
+    shutil.copytree(p.env, env, symlinks=True)
+    data = os.path.join(p.work, "data-not-utf8")
+    yield "kernel install: an env path not UTF-8", ["-p", env, "--kernel-name", "k"], {"JUPYTER_DATA_DIR": data}, None
 
 
 def name_of(label):
@@ -283,7 +288,11 @@ def main(condacuda, work):
     for label, args, env_extra, kernel in kernel_install_cases(p):
         before = snapshot(p.victim, set())
         argv = ["kernel", "install"] + ([] if "-p" in args else ["-p", p.env]) + args + ["--json"]
-        r = p.run(label, argv, env_extra, allowed=(kernel,))
+        r = p.run(label, argv, env_extra, allowed=(kernel,) if kernel else ())
+        if kernel is None:
+            if r.returncode != 2 or b"not UTF-8" not in r.stderr:
+                fail("%s: exit %d, %s" % (label, r.returncode, r.stderr.decode(errors="replace")))
+            continue
         if "--sys-prefix" in args and r.returncode == 0:
             fail("%s: written through a link out of the env" % label)
         if snapshot(p.victim, set()) != before:
