@@ -13,8 +13,14 @@
 #   - doctor --gpu H100, with its fatbin cache;
 #   - libtree with the 31 paths, one call (resolves, checks no symbols);
 #   - ldd -r with the 31 paths, one call (one loader run per library).
-# Prints a Markdown table (median, and the ratio to libtree) and doctor's peak
-# RSS; BENCH_RUNS (default 10) sets the runs. No assertions on time.
+# Prints a Markdown table (median wall time, mean CPU time: user + system, as
+# hyperfine measures them, and the ratios of both to libtree), every command
+# line as it was run, and doctor's peak RSS; BENCH_RUNS (default 10) sets the
+# runs. No assertions on time. CPU time is what to compare on a shared
+# machine: another job's load lengthens the wall time, not the CPU time.
+# Every tool runs with LD_LIBRARY_PATH unset, as in a user's shell: set and
+# empty, it names the working folder for glibc and for libtree, whose every
+# lookup then searches it first (libtree took twice as long so).
 # Repeated runs and first runs are measured apart, each group beside libtree:
 # a first run reads 31 MB of relocation tables on both cores and ldd -r runs
 # the loader for a second, and on the VM the commands right after such a run
@@ -34,7 +40,7 @@ runs=${BENCH_RUNS:-10}
 rounds=${BENCH_ROUNDS:-4}
 per_round=$(((runs + rounds - 1) / rounds))
 out=${1:-/dev/stdout}
-export LD_LIBRARY_PATH=
+unset LD_LIBRARY_PATH
 "$CONDACUDA" repair -p "$scratch/repaired" > /dev/null
 sleep 1.1 # files changed in the last second are not cached (sys/load_check_cache.hpp)
 
@@ -68,6 +74,11 @@ measure() {
       "${order[@]}" > /dev/null 2>&1
   done
 }
+# The command lines, as hyperfine -N ran them, for the table's footnotes.
+for ((i = 0; i < ${#repeated_runs[@]}; i += 3)); do printf '%s\t%s\n' "${repeated_runs[i + 1]}" "${repeated_runs[i + 2]}"; done \
+  > "$scratch/commands.tsv"
+for ((i = 0; i < ${#first_runs[@]}; i += 3)); do printf '%s\t%s\n' "${first_runs[i + 1]}" "${first_runs[i + 2]}"; done \
+  >> "$scratch/commands.tsv"
 measure repeated "${repeated_runs[@]}"
 measure first "${first_runs[@]}"
 read -r first_rss _ < <(python3 "$(dirname "$0")/peak_rss.py" 3 "${doctor[@]}" "$scratch/cu13" --no-cache)
@@ -77,20 +88,33 @@ import json, statistics, sys
 scratch, rounds = sys.argv[1], int(sys.argv[2])
 n, first_rss, repeated_rss, cores = sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6]
 def medians(group):
-    times = {}
+    """Each command's median wall time over every round, and its mean CPU time (user + system)."""
+    times, cpu = {}, {}
     for r in range(rounds):
         for result in json.load(open("%s/%s-%d.json" % (scratch, group, r)))["results"]:
             times.setdefault(result["command"], []).extend(result["times"])
-    return {name: statistics.median(t) for name, t in times.items()}
-print("| %s CUDA 13 libraries, %s cores | median | vs libtree |" % (n, cores))
-print("|---|---|---|")
+            cpu.setdefault(result["command"], []).append(result["user"] + result["system"])
+    return {name: (statistics.median(t), statistics.mean(cpu[name])) for name, t in times.items()}
+print("| %s CUDA 13 libraries, %s cores | median wall | vs libtree | mean CPU | vs libtree |" % (n, cores))
+print("|---|---|---|---|---|")
 for group, rows in (("first", ["doctor, first run", "doctor, big env, first run", "ldd -r", "libtree"]),
                     ("repeated", ["doctor, repeated", "doctor, repaired env", "doctor, big env, repeated",
                                   "doctor --gpu H100, repeated", "libtree"])):
     t = medians(group)
+    base_wall, base_cpu = t["libtree"]
     for name in rows:
+        wall, cpu = t[name]
         label = name if name != "libtree" else "libtree (beside the %s runs)" % group
-        print("| %s | %.1f ms | %.1fx |" % (label, t[name] * 1000, t[name] / t["libtree"]))
+        print("| %s | %.1f ms | %.1fx | %.1f ms | %.1fx |" % (label, wall * 1000, wall / base_wall, cpu * 1000, cpu / base_cpu))
+print()
+print("Each row's command, called directly (hyperfine -N, LD_LIBRARY_PATH unset):")
+print()
+seen = set()
+for line in open("%s/commands.tsv" % scratch):
+    name, command = line.rstrip("\n").split("\t", 1)
+    if name not in seen:
+        seen.add(name)
+        print("- %s: `%s`" % (name, command.replace(scratch, "$BENCH").strip()))
 print()
 print("doctor peak RSS: %.1f MiB first run, %.1f MiB repeated" % (first_rss, repeated_rss))
 PY

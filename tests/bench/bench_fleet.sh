@@ -10,7 +10,8 @@
 # exit code 1 (hyperfine -i), no malformed input. hyperfine
 # calls the binary directly (-N: no shell), after BENCH_WARMUP (default 2)
 # warm-up runs, BENCH_RUNS (default 10) runs. Prints a Markdown table: mean
-# ± standard deviation of each, and the peak RSS of one --json run
+# ± standard deviation of each, its mean CPU time (user + system: what to
+# compare on a shared machine), and the peak RSS of one --json run
 # (peak_rss.py). No assertions on time.
 #   usage: bench_fleet.sh [OUT.md]
 source "$(dirname "$0")/../e2e/lib.sh"
@@ -66,14 +67,16 @@ import json, sys
 scratch, runs, cores = sys.argv[1], sys.argv[2], sys.argv[3]
 h = {r["command"]: r for r in json.load(open(f"{scratch}/h.json"))["results"]}
 rss = dict(line.split() for line in open(f"{scratch}/rss"))
-print("| fleet --from DIR, %s cores, %s runs | classes | --json: mean ± σ | per document | text: mean ± σ | --json peak RSS |" % (cores, runs))
-print("|---|---|---|---|---|---|")
+print("| fleet --from DIR, %s cores, %s runs | classes | --json: mean ± σ | --json CPU | CPU per document | text: mean ± σ "
+      "| text CPU | --json peak RSS |" % (cores, runs))
+print("|---|---|---|---|---|---|---|---|")
 for n in rss:
     f = json.load(open(f"{scratch}/fleet{n}.json"))
     assert f["summary"]["nodes"] == int(n), f["summary"]
     j, t = h[n + " json"], h[n + " text"]
-    print("| %s documents | %d | %.1f ms ± %.1f ms | %.1f µs | %.1f ms ± %.1f ms | %.1f MiB |" % (
-        n, f["summary"]["classes"], j["mean"] * 1000, j["stddev"] * 1000, j["mean"] / int(n) * 1e6,
-        t["mean"] * 1000, t["stddev"] * 1000, float(rss[n])))
+    cpu_j, cpu_t = j["user"] + j["system"], t["user"] + t["system"]  # hyperfine's means
+    print("| %s documents | %d | %.1f ms ± %.1f ms | %.1f ms | %.1f µs | %.1f ms ± %.1f ms | %.1f ms | %.1f MiB |" % (
+        n, f["summary"]["classes"], j["mean"] * 1000, j["stddev"] * 1000, cpu_j * 1000, cpu_j / int(n) * 1e6,
+        t["mean"] * 1000, t["stddev"] * 1000, cpu_t * 1000, float(rss[n])))
 PY
 cat "$out" > /dev/null

@@ -10,6 +10,9 @@ BENCH_RUNS=4 BENCH_ROUNDS=2 bash "$(dirname "$0")/bench_doctor.sh" "$out" || sta
 [ "$status" = 0 ] || fail "bench_doctor.sh exited $status"
 grep -q '^| doctor, first run |' "$out" || fail "no doctor row"
 grep -q '^| ldd -r |' "$out" || fail "no ldd row"
+grep -Eq '^\| libtree \(beside the repeated runs\) \| [0-9.]+ ms \| 1\.0x \| [0-9.]+ ms \| 1\.0x \|$' "$out" ||
+  fail "no libtree row with its wall and CPU time"
+grep -q '^- libtree: `libtree \$BENCH/cu13/' "$out" || fail "libtree's command line is not printed with the table"
 cat "$out"
 order=$scratch/order.md
 status=0
