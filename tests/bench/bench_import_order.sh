@@ -11,8 +11,10 @@
 #     every pair of one from each half, and each of the first half with every
 #     CUDA library that loads the wheel's nvJitLink (cuSPARSE, cuSOLVER, ...),
 #     is loaded in both orders in one simulated process.
-# One hyperfine run. Prints a Markdown table; BENCH_RUNS (default 10) sets
-# the runs. No assertions on time.
+# One hyperfine run, each doctor called directly (-N: no shell). Prints a
+# Markdown table: median wall time and mean CPU time (user + system: what to
+# compare on a shared machine); BENCH_RUNS (default 10) sets the runs. No
+# assertions on time.
 #   usage: bench_import_order.sh [OUT.md]
 source "$(dirname "$0")/../e2e/lib.sh"
 command -v hyperfine > /dev/null || skip "hyperfine is not installed"
@@ -32,22 +34,24 @@ commands=(-n "CUDA 13 env" "$(doctor "$CONDACUDA" "$scratch/cu13")" -n "big env"
 if [ -n "$before" ]; then
   commands+=(-n "CUDA 13 env, before" "$(doctor "$before" "$scratch/cu13")" -n "big env, before" "$(doctor "$before" "$big")")
 fi
-hyperfine --style none --warmup 2 --runs "$runs" -i --export-json "$scratch/h.json" "${commands[@]}" > /dev/null 2>&1
+hyperfine -N --style none --warmup 2 --runs "$runs" -i --export-json "$scratch/h.json" "${commands[@]}" > /dev/null 2>&1
 expect_status 1 "$CONDACUDA" doctor -p "$big" --json --no-ld-library-path > "$scratch/big.json" # its import-order errors
 python3 - "$scratch/h.json" "$scratch/big.json" "$(nproc)" > "$out" <<'PY'
 import json, sys
 h = json.load(open(sys.argv[1]))
 big = json.load(open(sys.argv[2]))
 t = {r["command"]: r["median"] for r in h["results"]}
+cpu = {r["command"]: r["user"] + r["system"] for r in h["results"]}
 roots = len(big["roots"])
 order = [f for f in big["findings"] if f["code"] == "import-order"]
 affected = sum(len(f["affects"]) for f in order)
-print("| doctor, %s cores | median | before import order | after / before |" % sys.argv[3])
-print("|---|---|---|---|")
+print("| doctor, %s cores | median | before import order | after / before | CPU | CPU before | after / before |" % sys.argv[3])
+print("|---|---|---|---|---|---|---|")
 for name in ("CUDA 13 env", "big env"):
-    b = t.get(name + ", before")
-    print("| %s | %.1f ms | %s | %s |" % (name, t[name] * 1000, "%.1f ms" % (b * 1000) if b else "-",
-                                        "%.2fx" % (t[name] / b) if b else "-"))
+    b, cb = t.get(name + ", before"), cpu.get(name + ", before")
+    print("| %s | %.1f ms | %s | %s | %.1f ms | %s | %s |" % (
+        name, t[name] * 1000, "%.1f ms" % (b * 1000) if b else "-", "%.2fx" % (t[name] / b) if b else "-",
+        cpu[name] * 1000, "%.1f ms" % (cb * 1000) if cb else "-", "%.2fx" % (cpu[name] / cb) if cb else "-"))
 print()
 print("big env: %d roots, %d import-order findings naming %d roots" % (roots, len(order), affected))
 PY

@@ -4,8 +4,8 @@
 # and N extensions, half reaching each copy (make_import_order_env), for each
 # N of BENCH_SIZES (default "120 300 600"); beside BENCH_DOCTOR_BEFORE (a
 # binary of the commit before the grouped pass), when given. One run each
-# (BENCH_TIMEOUT seconds at most, default 600): wall seconds and peak RSS
-# (GNU time). Prints a Markdown table. No assertions on time.
+# (BENCH_TIMEOUT seconds at most, default 600): wall seconds, CPU seconds
+# (user + system: what to compare on a shared machine) and peak RSS (GNU time). Prints a Markdown table. No assertions on time.
 #   usage: bench_import_order_scale.sh [OUT.md]
 source "$(dirname "$0")/../e2e/lib.sh"
 command -v cc > /dev/null || skip "no C compiler"
@@ -16,12 +16,12 @@ limit=${BENCH_TIMEOUT:-600}
 out=${1:-/dev/stdout}
 unset LD_LIBRARY_PATH CONDACUDA_HOOK_STATE
 
-# measure BINARY ARGS...: "SECONDS s, RSS MB" (or "> LIMIT s").
+# measure BINARY ARGS...: "SECONDS s (CPU SECONDS s), RSS MB" (or "> LIMIT s").
 measure() {
   local status=0
-  timeout "$limit" /usr/bin/time -f '%e %M' -o "$scratch/time" "$@" > /dev/null 2>&1 || status=$?
+  timeout "$limit" /usr/bin/time -f '%e %M %U %S' -o "$scratch/time" "$@" > /dev/null 2>&1 || status=$?
   if [ "$status" = 124 ]; then echo "> $limit s"; return; fi
-  awk '{ printf "%.2f s, %d MB", $1, $2 / 1024 }' "$scratch/time"
+  awk '{ printf "%.2f s (CPU %.2f s), %d MB", $1, $3 + $4, $2 / 1024 }' "$scratch/time"
 }
 
 {

@@ -18,7 +18,7 @@ order=$scratch/order.md
 status=0
 BENCH_RUNS=3 BENCH_CONSUMERS=6 bash "$(dirname "$0")/bench_import_order.sh" "$order" || status=$?
 [ "$status" = 0 ] || fail "bench_import_order.sh exited $status"
-grep -q '^| big env |' "$order" || fail "no big env row"
+grep -Eq '^\| big env \| [0-9.]+ ms \| - \| - \| [0-9.]+ ms \|' "$order" || fail "no big env row with its wall and CPU time"
 grep -q '^big env: [0-9]* roots, [1-9][0-9]* import-order findings' "$order" || fail "the big env has no import-order finding"
 cat "$order"
 scale=$scratch/scale.md
@@ -26,5 +26,5 @@ status=0
 BENCH_SIZES=4 bash "$(dirname "$0")/bench_import_order_scale.sh" "$scale" || status=$?
 [ "$status" = 125 ] && skip "bench_import_order_scale.sh skipped"
 [ "$status" = 0 ] || fail "bench_import_order_scale.sh exited $status"
-grep -q '^| 4 | [0-9.]* s, ' "$scale" || fail "no N = 4 row"
+grep -q '^| 4 | [0-9.]* s (CPU [0-9.]* s), [0-9]* MB' "$scale" || fail "no N = 4 row with its wall and CPU time"
 cat "$scale"
